@@ -1,0 +1,21 @@
+"""wgprim: GPU parallel primitives on WebGPU.
+
+Workgroups cannot synchronize with each other; the only global sync is the end of a
+dispatch. Every primitive here is a chain of dispatches (see DESIGN in the README).
+"""
+from wgprim.array import Array, asarray, empty
+from wgprim.device import get_device, list_adapters, use_adapter
+from wgprim.errors import NoAdapterError, WgprimError
+from wgprim.ops.operators import Monoid
+from wgprim.ops.reduce import ReducePlan, argmax, argmin, max, min, prod, reduce, sum
+from wgprim.ops.scan import ScanPlan, cumsum, scan
+from wgprim.program import batch
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Array", "asarray", "empty", "get_device", "list_adapters", "use_adapter",
+    "NoAdapterError", "WgprimError", "Monoid", "batch",
+    "reduce", "sum", "prod", "min", "max", "argmin", "argmax", "ReducePlan",
+    "scan", "cumsum", "ScanPlan",
+]

@@ -1,0 +1,5 @@
+import sys
+
+from wgprim.cli import main
+
+sys.exit(main())

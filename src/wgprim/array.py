@@ -1,0 +1,150 @@
+"""Array: a typed GPU buffer (dtype, shape) that results live in until `.numpy()`.
+
+Storage layout: u32, i32, f32 and f16 are stored as themselves; bool is stored one byte
+per element (exactly numpy's layout) and read by kernels as packed u32 words. Every
+buffer is allocated with its size rounded up to 16 bytes so kernels may read whole vec4s.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from wgprim.device import Device, get_device
+
+SUPPORTED_DTYPES = (np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.bool_))
+SUPPORTED_NAMES = "uint32, int32, float32, float16 (where the device has shader-f16) and bool (masks)"
+
+def _usage():
+    import wgpu
+
+    return wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+
+
+def buffer_size_for(nbytes: int) -> int:
+    """Bytes allocated for `nbytes` of data: rounded up to 16 (whole vec4 reads), never 0."""
+    return max(16, -(-nbytes // 16) * 16)
+
+
+def check_dtype(dtype, device: Device | None = None, allowed=None) -> np.dtype:
+    """Return `dtype` as a numpy dtype if wgprim (and this call) supports it, else TypeError."""
+    dt = np.dtype(dtype)
+    allowed = SUPPORTED_DTYPES if allowed is None else tuple(np.dtype(a) for a in allowed)
+    if dt not in allowed:
+        names = ", ".join(str(a) for a in allowed) if allowed != SUPPORTED_DTYPES else SUPPORTED_NAMES
+        raise TypeError(f"dtype {dt} is not supported here; supported: {names}")
+    if dt == np.float16 and not (device or get_device()).has_f16:
+        raise TypeError("float16 needs the 'shader-f16' feature, which this adapter does not offer")
+    return dt
+
+
+class Array:
+    """A 1-D or n-D array of a supported dtype held in a GPU storage buffer."""
+
+    def __init__(self, buffer, dtype, shape, device: Device):
+        self.buffer = buffer
+        self.dtype = np.dtype(dtype)
+        self.shape = tuple(int(s) for s in shape)
+        self.device = device
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.itemsize
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d Array")
+        return self.shape[0]
+
+    def numpy(self) -> np.ndarray:
+        """Copy the data back to the host (waits for the GPU work that produces it)."""
+        from wgprim.program import flush_batch
+
+        flush_batch(self.device)
+        if self.size == 0:
+            return np.zeros(self.shape, self.dtype)
+        raw = self.device.device.queue.read_buffer(self.buffer, 0, buffer_size_for(self.nbytes))
+        return np.frombuffer(raw, dtype=self.dtype, count=self.size).reshape(self.shape).copy()
+
+    def item(self):
+        """The single element as a Python scalar."""
+        if self.size != 1:
+            raise ValueError(f"item() needs an array of size 1, this one has {self.size}")
+        return self.numpy().reshape(()).item()
+
+    def reshape(self, *shape) -> "Array":
+        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        shape = [int(s) for s in shape]
+        if shape.count(-1) == 1:  # infer the one missing dimension, as numpy does
+            known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+            shape[shape.index(-1)] = self.size // known if known else 0
+        if int(np.prod(shape, dtype=np.int64)) != self.size:
+            raise ValueError(f"cannot reshape an Array of size {self.size} into shape {tuple(shape)}")
+        return Array(self.buffer, self.dtype, shape, self.device)
+
+    def ravel(self) -> "Array":
+        return Array(self.buffer, self.dtype, (self.size,), self.device)
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.kind not in "iu":
+            raise TypeError("only integer Arrays can be used as an index")
+        return int(self.item())
+
+    def __repr__(self) -> str:
+        return f"wgprim.Array(shape={self.shape}, dtype={self.dtype})"
+
+
+def empty(shape, dtype, device: Device | None = None) -> Array:
+    """An uninitialized Array (its buffer comes zero-filled from WebGPU)."""
+    device = device or get_device()
+    dt = check_dtype(dtype, device)
+    shape = (shape,) if np.isscalar(shape) else tuple(shape)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+    if nbytes > device.max_buffer_bytes:
+        raise ValueError(
+            f"{nbytes} bytes exceed this device's largest buffer ({device.max_buffer_bytes} bytes)"
+        )
+    try:
+        buffer = device.device.create_buffer(size=buffer_size_for(nbytes), usage=_usage())
+    except Exception as error:
+        from wgprim.errors import explain_gpu_error
+
+        raise explain_gpu_error(error, f"allocating {nbytes} bytes") from error
+    return Array(buffer, dt, shape, device)
+
+
+def asarray(x, dtype=None, device: Device | None = None) -> Array:
+    """An Array with the data of `x` (a numpy array, a sequence, or an Array, returned as is)."""
+    if isinstance(x, Array):
+        if dtype is not None and np.dtype(dtype) != x.dtype:
+            raise TypeError(f"Array has dtype {x.dtype}, not {np.dtype(dtype)}; convert on the host")
+        return x
+    host = np.asarray(x, dtype=dtype)
+    out = empty(host.shape, host.dtype, device)
+    if host.size:
+        data = np.ascontiguousarray(host).view(np.uint8).ravel()
+        pad = (-data.size) % 4  # queue writes must be a multiple of 4 bytes
+        if pad:
+            data = np.concatenate([data, np.zeros(pad, np.uint8)])
+        out.device.device.queue.write_buffer(out.buffer, 0, data)
+    return out

@@ -1,0 +1,50 @@
+"""The `wgprim` command: info | demo | check | simulate | bench.
+
+Each subcommand lives with the part of wgprim it belongs to and exposes two functions:
+`configure(parser)` adds its arguments to an argparse sub-parser, and `run(args) -> int`
+does the work and returns the exit status. Modules are imported only when their
+subcommand is used, so `wgprim check` and `wgprim simulate` never touch the GPU.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# subcommand -> (module, one-line help)
+SUBCOMMANDS = {
+    "info": ("wgprim.info", "show adapters, backend, limits and features"),
+    "demo": ("wgprim.demo", "run every primitive on random data and check it against numpy"),
+    "check": ("wgprim.check.cli", "lint WGSL for cross-workgroup synchronization mistakes"),
+    "simulate": ("wgprim.sim.cli", "simulate workgroup scheduling: see why spin-waits deadlock"),
+    "bench": ("wgprim.bench.cli", "benchmark wgprim against numpy, CuPy and PyTorch"),
+}
+
+
+def build_parser() -> tuple[argparse.ArgumentParser, dict]:
+    parser = argparse.ArgumentParser(
+        prog="wgprim",
+        description="GPU parallel primitives on WebGPU, and tools about the rule that "
+        "workgroups cannot synchronize with each other.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    modules = {}
+    for name, (module_name, help_text) in SUBCOMMANDS.items():
+        module = importlib.import_module(module_name)
+        p = sub.add_parser(name, help=help_text, description=(module.__doc__ or help_text).strip().splitlines()[0])
+        module.configure(p)
+        modules[name] = module
+    return parser, modules
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser, modules = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    return int(modules[args.command].run(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

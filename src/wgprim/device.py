@@ -1,0 +1,178 @@
+"""Adapter and device choice, limits and optional features.
+
+One process-wide `Device` is created lazily on first use. The adapter is the
+high-performance one unless `WGPRIM_ADAPTER=<substring>` or `use_adapter(...)` names
+another (matched against the adapter's summary, e.g. "llvmpipe", "NVIDIA", "OpenGL").
+We ask for the adapter's own maxima for the limits that bound data size (the WebGPU
+defaults allow only 128 MiB per storage binding) and for the optional features that
+make kernels faster; every kernel also has a path that needs none of them.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass, field
+
+from wgprim.errors import NO_ADAPTER_HELP, NoAdapterError, WgprimError
+
+# Limits raised to the adapter's maximum: they bound how much data one call can touch.
+RAISED_LIMITS = (
+    "max-storage-buffer-binding-size",
+    "max-buffer-size",
+    "max-compute-workgroup-storage-size",
+    "max-compute-invocations-per-workgroup",
+    "max-compute-workgroup-size-x",
+    "max-storage-buffers-per-shader-stage",
+    "max-compute-workgroups-per-dimension",
+)
+
+# Optional features, requested when offered.
+OPTIONAL_FEATURES = ("subgroup", "shader-f16", "timestamp-query", "timestamp-query-inside-passes")
+
+
+def _request_adapter_list():
+    import wgpu
+
+    return list(wgpu.gpu.enumerate_adapters_sync())
+
+
+def list_adapters() -> list[str]:
+    """Summaries of every adapter wgpu can see (backend included)."""
+    return [a.summary for a in _request_adapter_list()]
+
+
+@dataclass
+class Device:
+    """The adapter and device wgprim runs on, with what they allow."""
+
+    adapter: object
+    device: object
+    features: frozenset
+    limits: dict
+    # Largest byte size bound to one storage binding. Starts at the device's limit; tests
+    # lower it (see `binding_limit`) to exercise the chunked paths on small data.
+    max_binding_bytes: int = 0
+    _caches: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def summary(self) -> str:
+        return self.adapter.summary
+
+    @property
+    def backend(self) -> str:
+        return self.adapter.info.get("backend_type", "?")
+
+    @property
+    def has_subgroups(self) -> bool:
+        return "subgroup" in self.features and not os.environ.get("WGPRIM_NO_SUBGROUPS")
+
+    @property
+    def has_f16(self) -> bool:
+        return "shader-f16" in self.features
+
+    @property
+    def has_timestamps(self) -> bool:
+        return "timestamp-query" in self.features
+
+    @property
+    def max_buffer_bytes(self) -> int:
+        return int(self.limits["max-buffer-size"])
+
+    @property
+    def max_workgroup_storage(self) -> int:
+        return int(self.limits["max-compute-workgroup-storage-size"])
+
+    @property
+    def max_groups_per_dim(self) -> int:
+        return int(self.limits["max-compute-workgroups-per-dimension"])
+
+    @property
+    def storage_offset_alignment(self) -> int:
+        return int(self.limits["min-storage-buffer-offset-alignment"])
+
+    def cache(self, name: str) -> dict:
+        """A per-device cache (pipelines, shader modules, pooled buffers)."""
+        return self._caches.setdefault(name, {})
+
+
+_current: Device | None = None
+_wanted_adapter: str | None = None
+
+
+def _choose_adapter(name: str | None):
+    import wgpu
+
+    if name:
+        adapters = _request_adapter_list()
+        matches = [a for a in adapters if name.lower() in a.summary.lower()]
+        if not matches:
+            seen = "\n  ".join(a.summary for a in adapters) or "(none)"
+            raise NoAdapterError(f"no adapter matches {name!r}. Adapters found:\n  {seen}")
+        return matches[0]
+    adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+    if adapter is None:
+        raise NoAdapterError(NO_ADAPTER_HELP)
+    return adapter
+
+
+def _open(name: str | None) -> Device:
+    try:
+        adapter = _choose_adapter(name)
+    except NoAdapterError:
+        raise
+    except Exception as error:  # wgpu raises a generic error when no backend has an adapter
+        raise NoAdapterError(f"{NO_ADAPTER_HELP}\n(wgpu said: {error})") from error
+    features = [f for f in OPTIONAL_FEATURES if f in adapter.features]
+    limits = {k: adapter.limits[k] for k in RAISED_LIMITS if k in adapter.limits}
+    try:
+        device = adapter.request_device_sync(required_features=features, required_limits=limits)
+    except Exception as error:
+        raise WgprimError(f"could not open a device on {adapter.summary}: {error}") from error
+    dev_limits = dict(device.limits)
+    return Device(
+        adapter=adapter,
+        device=device,
+        features=frozenset(device.features),
+        limits=dev_limits,
+        max_binding_bytes=int(dev_limits["max-storage-buffer-binding-size"]),
+    )
+
+
+def get_device() -> Device:
+    """The device wgprim uses, opened on first call."""
+    global _current
+    if _current is None:
+        os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")  # silences a Mesa warning on headless Linux
+        _current = _open(_wanted_adapter or os.environ.get("WGPRIM_ADAPTER") or None)
+    return _current
+
+
+def use_adapter(name: str | None = None) -> Device:
+    """Switch to the adapter whose summary contains `name` (None: the high-performance one).
+
+    Arrays made on the previous device cannot be used afterwards.
+    """
+    global _current, _wanted_adapter
+    device = _open(name)
+    _wanted_adapter, _current = name, device
+    return device
+
+
+def reset() -> None:
+    """Forget the current device (after a device loss); the next call opens a new one."""
+    global _current
+    _current = None
+
+
+@contextlib.contextmanager
+def binding_limit(nbytes: int):
+    """Pretend one storage binding holds at most `nbytes` (for tests of the chunked paths)."""
+    dev = get_device()
+    if nbytes % 256:
+        raise ValueError("binding limit must be a multiple of 256 bytes")
+    saved = dev.max_binding_bytes
+    dev.max_binding_bytes = min(saved, nbytes)
+    try:
+        yield dev
+    finally:
+        dev.max_binding_bytes = saved

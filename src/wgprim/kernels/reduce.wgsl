@@ -1,0 +1,133 @@
+// Reduction: tiles -> one partial per workgroup -> ... -> one value.
+//
+// Each step is its own dispatch: a workgroup never reads another workgroup's partial in
+// the dispatch that writes it. The preamble (ops/operators.py) defines T, A, R,
+// identity(), combine(), lift() and finish(). combine must be associative and
+// commutative: invocations read interleaved vec4s for coalesced loads.
+
+override WG: u32 = 256u;
+const VECS: u32 = 4u;  // vec4 loads per invocation per tile: 16 elements in flight each
+
+struct Params {
+  n: u32,               // elements in this chunk of the input
+  groups: u32,          // workgroups that have work (the grid may be folded and larger)
+  tiles_per_group: u32, // consecutive tiles each workgroup reduces (reduce_tiles)
+  first_index: u32,     // index of this chunk's first element in the whole input (argmin/argmax)
+  out_offset: u32,      // where this chunk's partials start in the output
+  per_group: u32,       // partials each workgroup combines (reduce_partials)
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> src: array<vec4<T>>;
+@group(0) @binding(2) var<storage, read_write> partials_out: array<A>;
+@group(0) @binding(3) var<storage, read> partials_in: array<A>;
+@group(0) @binding(4) var<storage, read_write> result: array<R>;
+
+var<workgroup> scratch: array<A, WG>;
+
+fn group_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+  return wid.x + wid.y * nwg.x;
+}
+
+// Combine one value per invocation into one value per workgroup (in scratch[0]).
+fn workgroup_reduce(t: u32, value: A) -> A {
+  scratch[t] = value;
+  workgroupBarrier();
+  for (var s = WG / 2u; s > 0u; s = s >> 1u) {
+    if (t < s) {
+      scratch[t] = combine(scratch[t], scratch[t + s]);
+    }
+    workgroupBarrier();
+  }
+  return scratch[0];
+}
+
+fn lift4(v: vec4<T>, i: u32) -> A {
+  return combine(combine(lift(v.x, i), lift(v.y, i + 1u)), combine(lift(v.z, i + 2u), lift(v.w, i + 3u)));
+}
+
+// The last vec4 may be partly past the end: lanes past n contribute the identity.
+fn lift4_tail(v: vec4<T>, i: u32, n: u32) -> A {
+  var acc = identity();
+  for (var k = 0u; k < 4u; k++) {
+    if (i + k < n) {
+      acc = combine(acc, lift(v[k], i + k));
+    }
+  }
+  return acc;
+}
+
+// Step 1: each workgroup reduces `tiles_per_group` consecutive tiles of WG * VECS vec4s.
+@compute @workgroup_size(WG)
+fn reduce_tiles(@builtin(workgroup_id) wid: vec3<u32>,
+                @builtin(num_workgroups) nwg: vec3<u32>,
+                @builtin(local_invocation_index) t: u32) {
+  let group = group_index(wid, nwg);
+  if (group >= params.groups) {
+    return;
+  }
+  let n = params.n;
+  let tile_vecs = WG * VECS;
+  let first_tile = group * params.tiles_per_group;
+  let full_tiles = n / (tile_vecs * 4u);
+  var acc = identity();
+  for (var k = 0u; k < params.tiles_per_group; k++) {
+    let tile = first_tile + k;
+    let base = tile * tile_vecs + t;
+    if (tile < full_tiles) {
+      // Whole tile in range: no bounds checks, all loads issued before combining.
+      let v0 = src[base];
+      let v1 = src[base + WG];
+      let v2 = src[base + 2u * WG];
+      let v3 = src[base + 3u * WG];
+      let i = params.first_index + base * 4u;
+      acc = combine(acc, combine(combine(lift4(v0, i), lift4(v1, i + 4u * WG)),
+                                 combine(lift4(v2, i + 8u * WG), lift4(v3, i + 12u * WG))));
+    } else {
+      for (var j = 0u; j < VECS; j++) {
+        let vi = base + j * WG;
+        if (vi * 4u < n) {
+          acc = combine(acc, lift4_tail(src[vi], params.first_index + vi * 4u, params.first_index + n));
+        }
+      }
+    }
+  }
+  let total = workgroup_reduce(t, acc);
+  if (t == 0u) {
+    partials_out[params.out_offset + group] = total;
+  }
+}
+
+// Step 2..k: each workgroup combines `per_group` partials into one.
+@compute @workgroup_size(WG)
+fn reduce_partials(@builtin(workgroup_id) wid: vec3<u32>,
+                   @builtin(num_workgroups) nwg: vec3<u32>,
+                   @builtin(local_invocation_index) t: u32) {
+  let group = group_index(wid, nwg);
+  if (group >= params.groups) {
+    return;
+  }
+  let start = group * params.per_group;
+  let end = min(start + params.per_group, params.n);
+  var acc = identity();
+  for (var i = start + t; i < end; i += WG) {
+    acc = combine(acc, partials_in[i]);
+  }
+  let total = workgroup_reduce(t, acc);
+  if (t == 0u) {
+    partials_out[group] = total;
+  }
+}
+
+// Last step: one workgroup combines the remaining partials and writes the result.
+@compute @workgroup_size(WG)
+fn reduce_final(@builtin(local_invocation_index) t: u32) {
+  var acc = identity();
+  for (var i = t; i < params.n; i += WG) {
+    acc = combine(acc, partials_in[i]);
+  }
+  let total = workgroup_reduce(t, acc);
+  if (t == 0u) {
+    result[0] = finish(total);
+  }
+}

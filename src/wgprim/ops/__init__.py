@@ -1,0 +1,1 @@
+"""The primitive families, one module each."""

@@ -1,0 +1,49 @@
+"""Helpers shared by the primitive families: input conversion and binding chunks."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from wgprim.array import Array, asarray, check_dtype
+from wgprim.device import Device
+
+# Indices and offsets inside kernels are u32.
+MAX_ELEMENTS = 2**32 - 1
+
+
+def as_input(x, allowed=None) -> Array:
+    """`x` as an Array (uploading numpy data), with a dtype this primitive accepts."""
+    if isinstance(x, Array):
+        check_dtype(x.dtype, x.device, allowed)
+        arr = x
+    else:
+        host = np.asarray(x)
+        check_dtype(host.dtype, None, allowed)
+        arr = asarray(host)
+    if arr.size > MAX_ELEMENTS:
+        raise ValueError(f"wgprim handles at most {MAX_ELEMENTS} elements per array (u32 indices), got {arr.size}")
+    return arr
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A window of an array small enough for one storage binding."""
+
+    start: int  # first element
+    count: int  # elements
+
+    def view(self, array: Array) -> dict:
+        """The binding resource for this window of `array` (through to the buffer's end for
+        the last window, so whole-vec4 reads of the tail stay in bounds)."""
+        offset = self.start * array.itemsize
+        end = min(array.buffer.size, -(-(self.start + self.count) * array.itemsize // 16) * 16)
+        return {"buffer": array.buffer, "offset": offset, "size": end - offset}
+
+
+def chunks(n: int, itemsize: int, tile: int, device: Device) -> list[Chunk]:
+    """Split n elements into windows of whole tiles that each fit one storage binding."""
+    per_binding = (device.max_binding_bytes // (tile * itemsize)) * tile
+    if per_binding <= 0:
+        raise ValueError(f"the storage binding limit ({device.max_binding_bytes} bytes) is smaller than one tile")
+    return [Chunk(s, min(per_binding, n - s)) for s in range(0, n, per_binding)]

@@ -1,0 +1,151 @@
+"""Reductions: sum, prod, min, max, argmin, argmax, bitwise and/or/xor, user monoids.
+
+Structure (each arrow a dispatch boundary, the only global sync):
+  reduce_tiles: each workgroup reduces consecutive tiles to one partial
+  -> reduce_partials: only when there are more partials than one workgroup handles well
+  -> reduce_final: one workgroup combines the partials and writes the result.
+
+Semantics follow numpy: u32/i32 arithmetic wraps modulo 2^32; argmin/argmax return the
+first index on ties; min/max/argmin/argmax propagate NaN; an empty input gives the
+identity for sum/prod/bitwise/custom operators and raises ValueError for min/max/arg*.
+f32 sums are not numpy's pairwise sum; their error against the exact sum is at most
+about 1e-6 * sum(|x|) for the sizes tested (see tests/ops/test_reduce.py).
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from wgprim.array import Array, asarray, check_dtype, empty
+from wgprim.device import get_device
+from wgprim.ops import operators
+from wgprim.ops.common import as_input, chunks
+from wgprim.program import Plan, Program, get_pipeline
+
+WG = 256
+TILE = WG * 4 * 4  # elements per tile: WG invocations x 4 vec4 loads
+MAX_GROUPS = 2048  # step-1 workgroups per chunk: a few waves on a large GPU, few partials
+FINAL_MAX = 8192  # partials the last single workgroup combines
+PARTIALS_PER_GROUP = 4096  # partials per workgroup in an intermediate level
+
+
+def _accumulator_bytes(name: str, dt: np.dtype) -> int:
+    return 8 if name in operators.ARG_OPS else dt.itemsize
+
+
+class _Recorder:
+    """Records the steps of one reduction into a Program."""
+
+    def __init__(self, program: Program, n: int, dt: np.dtype, op):
+        self.program, self.n, self.dt, self.op = program, n, dt, op
+        self.name, _ = operators.resolve(op, dt)
+        self.preamble = operators.preamble(op, dt)
+        self.acc_bytes = _accumulator_bytes(self.name, dt)
+        dev = program.device
+        self.chunks = chunks(n, dt.itemsize, TILE, dev)
+        self.pipes = {
+            e: get_pipeline(dev, "reduce", self.preamble, e, {"WG": WG})
+            for e in ("reduce_tiles", "reduce_partials", "reduce_final")
+        }
+        # Step-1 shape per chunk: (groups, tiles per group).
+        self.shapes = []
+        for c in self.chunks:
+            tiles = -(-c.count // TILE)
+            per = -(-tiles // MAX_GROUPS)
+            self.shapes.append((-(-tiles // per), per))
+        self.partial_count = builtins.sum(g for g, _ in self.shapes)
+
+    def record(self, x: Array, out: Array, temps: list) -> None:
+        """Add the steps reading x and writing out[0]; `temps` are the two partials buffers."""
+        p, first, second = self.program, temps[0], temps[1]
+        offset = 0
+        for c, (groups, per) in zip(self.chunks, self.shapes):
+            params = p.params(c.count, groups, per, c.start, offset, 0)
+            p.dispatch("reduce tiles", self.pipes["reduce_tiles"], {0: params, 1: c.view(x), 2: first}, groups)
+            offset += groups
+        count = self.partial_count
+        while count > FINAL_MAX:
+            groups = -(-count // PARTIALS_PER_GROUP)
+            params = p.params(count, groups, 0, 0, 0, PARTIALS_PER_GROUP)
+            p.dispatch("reduce partials", self.pipes["reduce_partials"], {0: params, 3: first, 2: second}, groups)
+            first, second, count = second, first, groups
+        params = p.params(count, 1, 0, 0, 0, 0)
+        p.dispatch("reduce final", self.pipes["reduce_final"], {0: params, 3: first, 4: out.buffer}, 1)
+
+    def temp_bytes(self) -> list[int]:
+        return [self.partial_count * self.acc_bytes, builtins.max(1, -(-self.partial_count // PARTIALS_PER_GROUP)) * self.acc_bytes]
+
+
+def _empty_result(op, dt: np.dtype, name: str) -> Array:
+    if name in ("min", "max") or name in operators.ARG_OPS:
+        raise ValueError(f"{name} of an empty array is undefined (numpy raises too)")
+    return asarray(operators.identity_value(op, dt))
+
+
+def reduce(x, op="sum") -> Array:
+    """Reduce every element of `x` with `op`: a built-in name (sum, prod, min, max, argmin,
+    argmax, bitwise_and, bitwise_or, bitwise_xor) or a `wgprim.Monoid`. Returns a 0-d Array;
+    `.item()` gives the Python scalar."""
+    arr = as_input(x, operators.NUMERIC)
+    name, _ = operators.resolve(op, arr.dtype)
+    if arr.size == 0:
+        return _empty_result(op, arr.dtype, name)
+    program = Program(arr.device, label=f"reduce {name}")
+    rec = _Recorder(program, arr.size, arr.dtype, op)
+    out = empty((), operators.result_dtype(op, arr.dtype), arr.device)
+    rec.record(arr, out, [program.temp(b) for b in rec.temp_bytes()])
+    program.run()
+    return out
+
+
+class ReducePlan:
+    """A reduction built once for (n, dtype, op) and run many times with no new pipelines
+    or buffers. The returned Array is the plan's own result buffer, overwritten by the
+    next run unless `out=` is given. `profile=True` also returns GPU time per step."""
+
+    def __init__(self, n: int, dtype, op="sum"):
+        device = get_device()
+        self.dtype = check_dtype(dtype, device, operators.NUMERIC)
+        self.n, self.op = int(n), op
+        self.name, _ = operators.resolve(op, self.dtype)
+        if self.n <= 0:
+            raise ValueError("a reduce plan needs n > 0")
+        self.result = empty((), operators.result_dtype(op, self.dtype), device)
+        self._plan = Plan(device, f"reduce plan {self.name}", self._record)
+
+    def _record(self, program: Program, x: Array, out: Array) -> None:
+        rec = _Recorder(program, self.n, self.dtype, self.op)
+        rec.record(x, out, [program.temp(b) for b in rec.temp_bytes()])
+
+    def __call__(self, x, out: Array | None = None, profile: bool = False):
+        arr = as_input(x, operators.NUMERIC)
+        if arr.size != self.n or arr.dtype != self.dtype:
+            raise ValueError(f"plan is for {self.n} elements of {self.dtype}, got {arr.size} of {arr.dtype}")
+        out = self.result if out is None else out
+        times = self._plan.run(arr, out, profile=profile)
+        return (out, times) if profile else out
+
+
+def sum(x) -> Array:
+    return reduce(x, "sum")
+
+
+def prod(x) -> Array:
+    return reduce(x, "prod")
+
+
+def min(x) -> Array:
+    return reduce(x, "min")
+
+
+def max(x) -> Array:
+    return reduce(x, "max")
+
+
+def argmin(x) -> Array:
+    return reduce(x, "argmin")
+
+
+def argmax(x) -> Array:
+    return reduce(x, "argmax")

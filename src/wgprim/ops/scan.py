@@ -1,0 +1,107 @@
+"""Scans: cumsum and scan(x, op, exclusive) for every built-in operator and user monoids.
+
+One level is three dispatches: scan_reduce (one total per tile) -> scan of the tile
+totals -> scan_downsweep (each tile scanned again from its tile's prefix). The scan of
+the totals is this same recursion, so 4096^k elements need k levels; a single tile is
+one dispatch. Operators must be associative; order is kept, so they need not commute.
+u32/i32 wrap modulo 2^32 (numpy's cumsum would widen to int64: compare with
+`np.cumsum(x, dtype=x.dtype)`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from wgprim.array import Array, check_dtype, empty
+from wgprim.device import Device, get_device
+from wgprim.ops import operators
+from wgprim.ops.common import as_input, chunks
+from wgprim.program import Plan, Program, get_pipeline
+
+WG = 256
+
+
+def items_per_invocation(device: Device, dt: np.dtype) -> int:
+    """16 consecutive elements per invocation when the tile fits workgroup memory, else 8."""
+    tile_bytes = lambda items: (WG * items + WG * items // 32 + WG) * dt.itemsize
+    return 16 if tile_bytes(16) <= device.max_workgroup_storage else 8
+
+
+class _Recorder:
+    def __init__(self, device: Device, dt: np.dtype, op):
+        name, _ = operators.resolve(op, dt, for_scan=True)
+        self.dt = dt
+        self.items = items_per_invocation(device, dt)
+        self.tile = WG * self.items
+        preamble = operators.preamble(op, dt)
+        constants = {"WG": WG, "ITEMS": self.items}
+        self.reduce = get_pipeline(device, "scan", preamble, "scan_reduce", constants)
+        self.downsweep = get_pipeline(device, "scan", preamble, "scan_downsweep", constants)
+
+    def record(self, p: Program, src: Array, dst: Array, exclusive: bool) -> None:
+        n, dev = src.size, p.device
+        tiles = -(-n // self.tile)
+        if tiles == 1:
+            params = p.params(n, 1, 0, int(exclusive), 0)
+            p.dispatch("scan tile", self.downsweep, {0: params, 1: src.buffer, 3: p.temp(16), 4: dst.buffer}, 1)
+            return
+        totals = Array(p.temp(tiles * self.dt.itemsize), self.dt, (tiles,), dev)
+        prefixes = Array(p.temp(tiles * self.dt.itemsize), self.dt, (tiles,), dev)
+        parts = chunks(n, self.dt.itemsize, self.tile, dev)
+        for c in parts:
+            groups = -(-c.count // self.tile)
+            params = p.params(c.count, groups, c.start // self.tile, 0, 0)
+            p.dispatch("scan reduce", self.reduce, {0: params, 1: c.view(src), 2: totals.buffer}, groups)
+        self.record(p, totals, prefixes, exclusive=True)
+        for c in parts:
+            groups = -(-c.count // self.tile)
+            params = p.params(c.count, groups, c.start // self.tile, int(exclusive), 1)
+            p.dispatch(
+                "scan downsweep", self.downsweep,
+                {0: params, 1: c.view(src), 3: prefixes.buffer, 4: c.view(dst)}, groups,
+            )
+
+
+def scan(x, op="sum", exclusive: bool = False) -> Array:
+    """Inclusive (or exclusive) scan of the flattened `x` with `op`: sum, prod, min, max,
+    bitwise_and, bitwise_or, bitwise_xor, or a `wgprim.Monoid`. Returns a 1-D Array."""
+    arr = as_input(x, operators.NUMERIC)
+    out = empty((arr.size,), arr.dtype, arr.device)
+    if arr.size == 0:
+        operators.resolve(op, arr.dtype, for_scan=True)
+        return out
+    program = Program(arr.device, label="scan")
+    _Recorder(arr.device, arr.dtype, op).record(program, arr.ravel(), out, exclusive)
+    program.run()
+    return out
+
+
+def cumsum(x) -> Array:
+    """Inclusive prefix sum of the flattened `x` (same dtype; integers wrap modulo 2^32)."""
+    return scan(x, "sum")
+
+
+class ScanPlan:
+    """A scan built once for (n, dtype, op, exclusive) and run many times with no new
+    pipelines or buffers. Returns the plan's own output Array (overwritten by the next
+    run) unless `out=` is given; `profile=True` also returns GPU time per step."""
+
+    def __init__(self, n: int, dtype, op="sum", exclusive: bool = False):
+        device = get_device()
+        self.dtype = check_dtype(dtype, device, operators.NUMERIC)
+        self.n, self.exclusive = int(n), bool(exclusive)
+        if self.n <= 0:
+            raise ValueError("a scan plan needs n > 0")
+        self._recorder = _Recorder(device, self.dtype, op)
+        self.result = empty((self.n,), self.dtype, device)
+        self._plan = Plan(device, "scan plan", self._record)
+
+    def _record(self, program: Program, x: Array, out: Array) -> None:
+        self._recorder.record(program, x, out, self.exclusive)
+
+    def __call__(self, x, out: Array | None = None, profile: bool = False):
+        arr = as_input(x, operators.NUMERIC)
+        if arr.size != self.n or arr.dtype != self.dtype:
+            raise ValueError(f"plan is for {self.n} elements of {self.dtype}, got {arr.size} of {arr.dtype}")
+        out = self.result if out is None else out
+        times = self._plan.run(arr.ravel(), out, profile=profile)
+        return (out, times) if profile else out

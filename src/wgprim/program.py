@@ -1,0 +1,374 @@
+"""Program: an ordered list of dispatch steps, run as one compute pass and one submit.
+
+This is where wgprim's one rule lives. Workgroups of one dispatch cannot wait for each
+other (WebGPU promises no forward progress between them), so the only global
+synchronization point is the boundary between two dispatches: everything step N writes
+is visible to step N+1. An algorithm that needs "all of phase A before any of phase B"
+is therefore two steps of a Program, never a loop inside one kernel.
+
+Also here: the pipeline cache (shader modules and pipelines are built once per
+(kernel file, specialization, entry point, constants)), the temporary-buffer pool,
+folding of large grids into two dimensions, GPU timestamps per step, and batching of
+several primitive calls into one submit (`with wgprim.batch(): ...`).
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from wgprim.device import Device, get_device
+from wgprim.errors import explain_gpu_error
+
+KERNEL_DIR = Path(__file__).parent / "kernels"
+
+
+@lru_cache(maxsize=None)
+def kernel_source(name: str) -> str:
+    """The text of `kernels/<name>.wgsl`."""
+    return (KERNEL_DIR / f"{name}.wgsl").read_text()
+
+
+def get_pipeline(device: Device, kernel: str, preamble: str, entry: str, constants: dict | None = None):
+    """A compute pipeline for `entry` of kernel file `kernel`, specialized by `preamble`
+    (WGSL text put before the file: type aliases and operator functions) and `constants`
+    (pipeline-overridable constants). Cached per device."""
+    constants = dict(sorted((constants or {}).items()))
+    key = (kernel, preamble, entry, tuple(constants.items()))
+    pipelines = device.cache("pipelines")
+    if key in pipelines:
+        return pipelines[key]
+    modules = device.cache("modules")
+    mkey = (kernel, preamble)
+    try:
+        if mkey not in modules:
+            modules[mkey] = device.device.create_shader_module(
+                label=kernel, code=preamble + "\n" + kernel_source(kernel)
+            )
+        pipeline = device.device.create_compute_pipeline(
+            label=f"{kernel}.{entry}",
+            layout="auto",
+            compute={"module": modules[mkey], "entry_point": entry, "constants": constants},
+        )
+    except Exception as error:
+        raise explain_gpu_error(error, f"building kernel {kernel}.{entry}") from error
+    pipelines[key] = pipeline
+    return pipeline
+
+
+class BufferPool:
+    """Temporary buffers reused across calls, keyed by (size, usage)."""
+
+    def __init__(self, device: Device):
+        self.device = device
+        self.free: dict[tuple[int, int], list] = {}
+
+    def take(self, size: int, usage) -> object:
+        size = max(16, -(-size // 16) * 16)
+        stack = self.free.get((size, int(usage)))
+        if stack:
+            return stack.pop()
+        try:
+            return self.device.device.create_buffer(size=size, usage=usage)
+        except Exception as error:
+            raise explain_gpu_error(error, f"allocating a {size}-byte temporary buffer") from error
+
+    def give(self, buffer) -> None:
+        self.free.setdefault((buffer.size, int(buffer.usage)), []).append(buffer)
+
+
+def pool(device: Device) -> BufferPool:
+    cache = device.cache("pool")
+    if "pool" not in cache:
+        cache["pool"] = BufferPool(device)
+    return cache["pool"]
+
+
+def view(buffer, offset: int = 0, size: int | None = None) -> dict:
+    """A binding resource for `size` bytes of `buffer` from `offset`."""
+    size = buffer.size - offset if size is None else size
+    return {"buffer": buffer, "offset": int(offset), "size": int(size)}
+
+
+def fold_grid(groups: int, max_per_dim: int) -> tuple[int, int]:
+    """Spread `groups` workgroups over x and y when x alone would exceed the limit.
+
+    Kernels compute their linear index as `wid.x + wid.y * nwg.x` and leave when it is
+    `>= groups` (the folded grid may be slightly larger than asked).
+    """
+    if groups <= max_per_dim:
+        return groups, 1
+    y = -(-groups // max_per_dim)
+    x = -(-groups // y)
+    return x, y
+
+
+@dataclass
+class Step:
+    label: str
+    pipeline: object
+    bind_group: object
+    grid: tuple[int, int]
+
+
+@dataclass
+class StepTime:
+    label: str
+    ms: float
+
+
+@dataclass
+class Program:
+    """Dispatch steps recorded in order; `run()` submits them as one compute pass."""
+
+    device: Device = field(default_factory=get_device)
+    label: str = ""
+    # True for one-shot calls: temporaries go back to the pool once submitted.
+    # Plans pass False and keep their buffers for every run.
+    transient: bool = True
+    # Where temporaries come from: the device's shared pool unless a plan brings its own.
+    pool: BufferPool | None = None
+    steps: list[Step] = field(default_factory=list)
+    held: list = field(default_factory=list)
+
+    def __post_init__(self):
+        if self.pool is None:
+            self.pool = pool(self.device)
+
+    # -- resources ---------------------------------------------------------------
+    def temp(self, nbytes: int):
+        """A storage buffer for intermediate results, alive as long as this Program needs it."""
+        import wgpu
+
+        usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+        return self._hold(nbytes, usage)
+
+    def params(self, *values: int):
+        """A uniform buffer holding `values` as u32 (kernel parameters for one step)."""
+        import wgpu
+
+        data = np.zeros(-(-max(len(values), 1) // 4) * 4, np.uint32)
+        data[: len(values)] = np.asarray(values, dtype=np.int64).astype(np.uint32)
+        buffer = self._hold(data.nbytes, wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST)
+        self.device.device.queue.write_buffer(buffer, 0, data)
+        return buffer
+
+    def _hold(self, nbytes: int, usage):
+        buffer = self.pool.take(nbytes, usage)
+        self.held.append(buffer)
+        return buffer
+
+    def release(self) -> None:
+        """Give the temporaries back to the pool (once the work using them is submitted)."""
+        for buffer in self.held:
+            self.pool.give(buffer)
+        self.held.clear()
+
+    def reset(self) -> None:
+        """Forget every step and give the temporaries back (a plan re-recording its steps)."""
+        self.steps.clear()
+        self.release()
+
+    # -- steps -------------------------------------------------------------------
+    def dispatch(self, label: str, pipeline, bindings: dict, groups: int) -> None:
+        """Add one step: `groups` workgroups of `pipeline` with `bindings` {binding: resource}."""
+        if groups <= 0:
+            return
+        entries = [
+            {"binding": b, "resource": r if isinstance(r, dict) else view(r)}
+            for b, r in sorted(bindings.items())
+        ]
+        try:
+            bind_group = self.device.device.create_bind_group(
+                layout=pipeline.get_bind_group_layout(0), entries=entries
+            )
+        except Exception as error:
+            raise explain_gpu_error(error, f"binding resources for {label}") from error
+        self.steps.append(Step(label, pipeline, bind_group, fold_grid(groups, self.device.max_groups_per_dim)))
+
+    def extend(self, other: "Program") -> None:
+        """Append another program's steps (and keep its buffers alive with ours)."""
+        self.steps.extend(other.steps)
+        self.held.extend(other.held)
+        other.held = []
+
+    # -- running -----------------------------------------------------------------
+    def encode(self, encoder, profiler: "Profiler | None" = None) -> None:
+        if not self.steps:
+            return
+        if profiler is not None and not profiler.inside_passes:
+            # One pass per step, each timed by its own begin/end timestamps. Passes add no
+            # synchronization beyond the dispatch boundary that is already there.
+            for step in self.steps:
+                cp = encoder.begin_compute_pass(timestamp_writes=profiler.pass_writes(step.label))
+                self._record(cp, step)
+                cp.end()
+            return
+        cp = encoder.begin_compute_pass(label=self.label)
+        for step in self.steps:
+            if profiler is not None:
+                profiler.mark(cp, step.label)
+            self._record(cp, step)
+        if profiler is not None:
+            profiler.mark(cp, None)
+        cp.end()
+
+    @staticmethod
+    def _record(cp, step: Step) -> None:
+        cp.set_pipeline(step.pipeline)
+        cp.set_bind_group(0, step.bind_group)
+        cp.dispatch_workgroups(step.grid[0], step.grid[1], 1)
+
+    def run(self, profile: bool = False) -> list[StepTime] | None:
+        """Submit every step (or queue them in the active batch). With `profile`, wait for
+        the GPU and return the time of each step from timestamp queries (None when the
+        adapter has no timestamps)."""
+        batch = _active_batch(self.device)
+        if batch is not None and not profile:
+            batch.append(self)
+            return None
+        flush_batch(self.device)
+        profiler = Profiler(self.device, len(self.steps)) if profile and self.device.has_timestamps else None
+        encoder = self.device.device.create_command_encoder()
+        self.encode(encoder, profiler)
+        if profiler is not None:
+            profiler.resolve(encoder)
+        try:
+            self.device.device.queue.submit([encoder.finish()])
+        except Exception as error:
+            raise explain_gpu_error(error, f"running {self.label or 'a program'}") from error
+        if self.transient:
+            self.release()
+        return profiler.read() if profiler is not None else None
+
+
+class Profiler:
+    """GPU timestamps around each step: inside one pass when the adapter allows it,
+    otherwise around one pass per step."""
+
+    def __init__(self, device: Device, steps: int):
+        import wgpu
+
+        self.device = device
+        self.inside_passes = "timestamp-query-inside-passes" in device.features
+        self.count = steps + 1 if self.inside_passes else 2 * steps
+        self.query = device.device.create_query_set(type=wgpu.QueryType.timestamp, count=max(self.count, 2))
+        self.buffer = device.device.create_buffer(
+            size=8 * max(self.count, 2), usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC
+        )
+        self.labels: list[str] = []
+        self.next = 0
+
+    def mark(self, cp, label: str | None) -> None:
+        from wgpu.backends.wgpu_native.extras import write_timestamp
+
+        write_timestamp(cp, self.query, self.next)
+        self.next += 1
+        if label is not None:
+            self.labels.append(label)
+
+    def pass_writes(self, label: str) -> dict:
+        self.labels.append(label)
+        writes = {
+            "query_set": self.query,
+            "beginning_of_pass_write_index": self.next,
+            "end_of_pass_write_index": self.next + 1,
+        }
+        self.next += 2
+        return writes
+
+    def resolve(self, encoder) -> None:
+        if self.next:
+            encoder.resolve_query_set(self.query, 0, self.next, self.buffer, 0)
+
+    def read(self) -> list[StepTime]:
+        if not self.next:
+            return []
+        ticks = np.frombuffer(self.device.device.queue.read_buffer(self.buffer, 0, 8 * self.next), np.uint64)
+        ticks = ticks.astype(np.float64)
+        if self.inside_passes:
+            spans = np.diff(ticks)
+        else:
+            spans = ticks[1::2] - ticks[0::2]
+        return [StepTime(label, max(span, 0.0) / 1e6) for label, span in zip(self.labels, spans)]
+
+
+# -- batching -------------------------------------------------------------------------
+_batches = threading.local()
+
+
+def _active_batch(device: Device):
+    stack = getattr(_batches, "stack", None)
+    return stack[-1] if stack else None
+
+
+class _Batch(list):
+    def __init__(self, device: Device):
+        super().__init__()
+        self.device = device
+
+    def submit(self) -> None:
+        if not self:
+            return
+        programs, self[:] = list(self), []
+        encoder = self.device.device.create_command_encoder()
+        for program in programs:
+            program.encode(encoder)
+        try:
+            self.device.device.queue.submit([encoder.finish()])
+        except Exception as error:
+            raise explain_gpu_error(error, "running a batch") from error
+        for program in programs:
+            if program.transient:
+                program.release()
+
+
+def flush_batch(device: Device | None = None) -> None:
+    """Submit the work queued in the active batch (before reading results back)."""
+    for batch in getattr(_batches, "stack", []) or []:
+        batch.submit()
+
+
+@contextlib.contextmanager
+def batch():
+    """Queue every primitive call made inside the block into one submit.
+
+    Results are available after the block (reading one inside the block submits what
+    is queued so far).
+    """
+    stack = getattr(_batches, "stack", None)
+    if stack is None:
+        stack = _batches.stack = []
+    b = _Batch(get_device())
+    stack.append(b)
+    try:
+        yield b
+    finally:
+        stack.pop()
+        b.submit()
+
+
+class Plan:
+    """Steps built once and run many times: the shape of CUB's temp storage and
+    cuda.compute's make_* objects. Pipelines come from the cache; temporaries come from
+    the plan's own pool, so re-recording for new input/output buffers (new bind groups)
+    takes back the same buffers and allocates nothing."""
+
+    def __init__(self, device: Device, label: str, record):
+        self.device = device
+        self.program = Program(device, label, transient=False, pool=BufferPool(device))
+        self._record = record  # record(program, *arrays): adds the steps
+        self._key: tuple | None = None
+        self._arrays: tuple = ()
+
+    def run(self, *arrays, profile: bool = False):
+        key = tuple(id(a.buffer) for a in arrays)
+        if key != self._key:
+            self.program.reset()
+            self._record(self.program, *arrays)
+            self._key, self._arrays = key, arrays  # keep the bound buffers alive
+        return self.program.run(profile=profile)
