@@ -21,24 +21,48 @@ SUBCOMMANDS = {
 }
 
 
-def build_parser() -> tuple[argparse.ArgumentParser, dict]:
+def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, dict]:
+    """The parser, with the full arguments of the chosen subcommand only: the other
+    modules are not imported (their help line comes from SUBCOMMANDS)."""
     parser = argparse.ArgumentParser(
         prog="wgprim",
         description="GPU parallel primitives on WebGPU, and tools about the rule that "
         "workgroups cannot synchronize with each other.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    chosen = next((a for a in argv if not a.startswith("-")), None)
     modules = {}
     for name, (module_name, help_text) in SUBCOMMANDS.items():
-        module = importlib.import_module(module_name)
+        if name != chosen:
+            sub.add_parser(name, help=help_text, description=help_text)
+            continue
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as error:  # one broken part must not take the others down
+            module = _Unavailable(name, error)
         p = sub.add_parser(name, help=help_text, description=(module.__doc__ or help_text).strip().splitlines()[0])
         module.configure(p)
         modules[name] = module
     return parser, modules
 
 
+class _Unavailable:
+    """Stands in for a subcommand whose module cannot be imported, and says why."""
+
+    def __init__(self, name: str, error: ImportError):
+        self.name, self.error, self.__doc__ = name, error, None
+
+    def configure(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("rest", nargs=argparse.REMAINDER)
+
+    def run(self, args) -> int:
+        print(f"error: `wgprim {self.name}` is unavailable: {self.error}", file=sys.stderr)
+        return 2
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser, modules = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser, modules = build_parser(argv)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()

@@ -28,15 +28,18 @@ KERNEL_DIR = Path(__file__).parent / "kernels"
 
 
 @lru_cache(maxsize=None)
-def kernel_source(name: str) -> str:
-    """The text of `kernels/<name>.wgsl`."""
+def kernel_source(name: str | tuple) -> str:
+    """The text of `kernels/<name>.wgsl` (of several files joined, for a tuple of names)."""
+    if isinstance(name, tuple):
+        return "\n".join(kernel_source(n) for n in name)
     return (KERNEL_DIR / f"{name}.wgsl").read_text()
 
 
-def get_pipeline(device: Device, kernel: str, preamble: str, entry: str, constants: dict | None = None):
-    """A compute pipeline for `entry` of kernel file `kernel`, specialized by `preamble`
-    (WGSL text put before the file: type aliases and operator functions) and `constants`
-    (pipeline-overridable constants). Cached per device."""
+def get_pipeline(device: Device, kernel: str | tuple, preamble: str, entry: str, constants: dict | None = None):
+    """A compute pipeline for `entry` of kernel file `kernel` (or of several files joined,
+    e.g. a variant of a building block followed by the kernel that uses it), specialized
+    by `preamble` (WGSL put before the files: type aliases and operator functions) and
+    `constants` (pipeline-overridable constants). Cached per device."""
     constants = dict(sorted((constants or {}).items()))
     key = (kernel, preamble, entry, tuple(constants.items()))
     pipelines = device.cache("pipelines")
@@ -47,7 +50,7 @@ def get_pipeline(device: Device, kernel: str, preamble: str, entry: str, constan
     try:
         if mkey not in modules:
             modules[mkey] = device.device.create_shader_module(
-                label=kernel, code=preamble + "\n" + kernel_source(kernel)
+                label=str(kernel), code=preamble + "\n" + kernel_source(kernel)
             )
         pipeline = device.device.create_compute_pipeline(
             label=f"{kernel}.{entry}",
@@ -58,6 +61,29 @@ def get_pipeline(device: Device, kernel: str, preamble: str, entry: str, constan
         raise explain_gpu_error(error, f"building kernel {kernel}.{entry}") from error
     pipelines[key] = pipeline
     return pipeline
+
+
+def consecutive_subgroups(device: Device) -> bool:
+    """True when the adapter has subgroups made of consecutive invocations (what the
+    subgroup scans need); probed once per device with kernels/subgroup_probe.wgsl."""
+    cache = device.cache("probes")
+    if "subgroups" not in cache:
+        cache["subgroups"] = device.has_subgroups and _probe_subgroups(device)
+    return cache["subgroups"]
+
+
+def _probe_subgroups(device: Device) -> bool:
+    import wgpu
+
+    try:
+        pipeline = get_pipeline(device, "subgroup_probe", "", "probe")
+    except Exception:
+        return False
+    out = device.device.create_buffer(size=1024, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC)
+    program = Program(device, "subgroup probe")
+    program.dispatch("probe", pipeline, {0: out}, 1)
+    program.run()
+    return bool(np.all(np.frombuffer(device.device.queue.read_buffer(out), np.uint32) == 1))
 
 
 class BufferPool:
@@ -227,6 +253,8 @@ class Program:
         """Submit every step (or queue them in the active batch). With `profile`, wait for
         the GPU and return the time of each step from timestamp queries (None when the
         adapter has no timestamps)."""
+        sink = getattr(_profiling, "sink", None)
+        profile = profile or sink is not None
         batch = _active_batch(self.device)
         if batch is not None and not profile:
             batch.append(self)
@@ -243,7 +271,10 @@ class Program:
             raise explain_gpu_error(error, f"running {self.label or 'a program'}") from error
         if self.transient:
             self.release()
-        return profiler.read() if profiler is not None else None
+        times = profiler.read() if profiler is not None else None
+        if sink is not None and times is not None:
+            sink.extend(times)
+        return times
 
 
 class Profiler:
@@ -295,6 +326,23 @@ class Profiler:
         else:
             spans = ticks[1::2] - ticks[0::2]
         return [StepTime(label, max(span, 0.0) / 1e6) for label, span in zip(self.labels, spans)]
+
+
+# -- profiling every program of a block ---------------------------------------------
+_profiling = threading.local()
+
+
+@contextlib.contextmanager
+def profile():
+    """Time every step of every Program run in the block with GPU timestamps:
+    `with profile() as times: wgprim.sum(x)` leaves a list of StepTime in `times`
+    (empty when the adapter has no timestamp queries). Each run waits for the GPU."""
+    saved = getattr(_profiling, "sink", None)
+    _profiling.sink = times = []
+    try:
+        yield times
+    finally:
+        _profiling.sink = saved
 
 
 # -- batching -------------------------------------------------------------------------

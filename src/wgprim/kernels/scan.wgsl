@@ -1,98 +1,66 @@
-// Scan: reduce tiles -> scan the tile totals -> scan each tile again and add its prefix.
+// Scan: reduce tiles -> scan the tile totals -> scan each tile again from its prefix.
 //
 // Three dispatches per level (ops/scan.py records them; the tile totals are scanned by
-// the same steps, recursively, when there are more than one tile of them). No workgroup
+// the same steps, recursively, when there is more than one tile of them). No workgroup
 // reads what another writes in the same dispatch: tile totals written by scan_reduce are
-// read by the next dispatches only. The preamble (ops/operators.py) defines T,
-// identity() and combine(); combine must be associative, not necessarily commutative:
-// every combination below keeps the order of the elements.
+// read by later dispatches only. The preamble (ops/operators.py) defines T, identity()
+// and combine(); one of scan_lanes_*.wgsl defines Invocation and lanes_exclusive_scan().
+// combine must be associative, not necessarily commutative: every combination below
+// keeps the order of the elements. Each invocation owns 16 consecutive elements, read
+// and written as 4 vec4s, so the tile never goes through workgroup memory.
 
 override WG: u32 = 256u;
-override ITEMS: u32 = 16u;                 // consecutive elements per invocation
-override TILE: u32 = WG * ITEMS;           // elements per workgroup
-override PADDED: u32 = TILE + TILE / 32u;  // one spare slot every 32 avoids bank conflicts
+const VECS: u32 = 4u;  // vec4s per invocation
 
 struct Params {
   n: u32,           // elements in this chunk
   groups: u32,      // workgroups with work (= tiles in this chunk)
   tile_offset: u32, // index of this chunk's first tile among all tiles
   exclusive: u32,   // 1: exclusive scan (downsweep)
-  has_prefix: u32,  // 1: add tile_prefix[tile] (0 for a single-tile scan)
+  has_prefix: u32,  // 1: start from tile_prefix[tile] (0 for a single-tile scan)
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> src: array<T>;
+@group(0) @binding(1) var<storage, read> src: array<vec4<T>>;
 @group(0) @binding(2) var<storage, read_write> tile_totals: array<T>;
 @group(0) @binding(3) var<storage, read> tile_prefix: array<T>;
-@group(0) @binding(4) var<storage, read_write> dst: array<T>;
+@group(0) @binding(4) var<storage, read_write> dst: array<vec4<T>>;
 
-var<workgroup> tile_data: array<T, PADDED>;
-var<workgroup> lanes: array<T, WG>;
-
-fn slot(i: u32) -> u32 {
-  return i + (i >> 5u);
+fn group_index(inv: Invocation) -> u32 {
+  return inv.wid.x + inv.wid.y * inv.nwg.x;
 }
 
-fn group_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-  return wid.x + wid.y * nwg.x;
-}
-
-// Coalesced load of one tile into workgroup memory; past the end: the identity.
-fn load_tile(base: u32, t: u32) {
+// vec4 number i of the chunk; lanes past the end hold the identity.
+fn load_vec(i: u32) -> vec4<T> {
+  let v = src[i];
   let n = params.n;
-  for (var k = 0u; k < ITEMS; k++) {
-    let i = k * WG + t;
-    var v = identity();
-    if (base + i < n) {
-      v = src[base + i];
-    }
-    tile_data[slot(i)] = v;
+  if (i * 4u + 4u <= n) {
+    return v;
   }
-  workgroupBarrier();
+  let e = identity();
+  let k = i * 4u;
+  return vec4<T>(select(e, v.x, k < n), select(e, v.y, k + 1u < n), select(e, v.z, k + 2u < n), select(e, v.w, k + 3u < n));
 }
 
-// The in-order total of this invocation's ITEMS consecutive elements.
-fn lane_total(t: u32) -> T {
-  var acc = identity();
-  for (var k = 0u; k < ITEMS; k++) {
-    acc = combine(acc, tile_data[slot(t * ITEMS + k)]);
-  }
-  return acc;
-}
-
-// Exclusive scan of one value per invocation, in invocation order (Kogge-Stone).
-fn lanes_exclusive_scan(t: u32, v: T) -> T {
-  lanes[t] = v;
-  workgroupBarrier();
-  for (var d = 1u; d < WG; d = d << 1u) {
-    var x = lanes[t];
-    if (t >= d) {
-      x = combine(lanes[t - d], x);
-    }
-    workgroupBarrier();
-    lanes[t] = x;
-    workgroupBarrier();
-  }
-  var prefix = identity();
-  if (t > 0u) {
-    prefix = lanes[t - 1u];
-  }
-  return prefix;
+fn total4(v: vec4<T>) -> T {
+  return combine(combine(combine(v.x, v.y), v.z), v.w);
 }
 
 // Dispatch 1: the total of each tile.
 @compute @workgroup_size(WG)
-fn scan_reduce(@builtin(workgroup_id) wid: vec3<u32>,
-               @builtin(num_workgroups) nwg: vec3<u32>,
-               @builtin(local_invocation_index) t: u32) {
-  let group = group_index(wid, nwg);
+fn scan_reduce(inv: Invocation) {
+  let group = group_index(inv);
   if (group >= params.groups) {
     return;
   }
-  load_tile(group * TILE, t);
-  let mine = lane_total(t);
-  let before = lanes_exclusive_scan(t, mine);
-  if (t == WG - 1u) {
+  let first = (group * WG + inv.index) * VECS;
+  let v0 = load_vec(first);
+  let v1 = load_vec(first + 1u);
+  let v2 = load_vec(first + 2u);
+  let v3 = load_vec(first + 3u);
+  let mine = combine(combine(total4(v0), total4(v1)), combine(total4(v2), total4(v3)));
+  let before = lanes_exclusive_scan(inv, mine);
+  if (inv.index == WG - 1u) {
     tile_totals[params.tile_offset + group] = combine(before, mine);
   }
 }
@@ -100,31 +68,33 @@ fn scan_reduce(@builtin(workgroup_id) wid: vec3<u32>,
 // Dispatch 3 (or the only one for a single tile): scan each tile, starting from its
 // tile's exclusive prefix (computed by the previous dispatches).
 @compute @workgroup_size(WG)
-fn scan_downsweep(@builtin(workgroup_id) wid: vec3<u32>,
-                  @builtin(num_workgroups) nwg: vec3<u32>,
-                  @builtin(local_invocation_index) t: u32) {
-  let group = group_index(wid, nwg);
+fn scan_downsweep(inv: Invocation) {
+  let group = group_index(inv);
   if (group >= params.groups) {
     return;
   }
-  let base = group * TILE;
-  load_tile(base, t);
-  var run = lanes_exclusive_scan(t, lane_total(t));
+  let first = (group * WG + inv.index) * VECS;
+  var v: array<vec4<T>, VECS>;
+  for (var k = 0u; k < VECS; k++) {
+    v[k] = load_vec(first + k);
+  }
+  let mine = combine(combine(total4(v[0]), total4(v[1])), combine(total4(v[2]), total4(v[3])));
+  var run = lanes_exclusive_scan(inv, mine);
   if (params.has_prefix == 1u) {
     run = combine(tile_prefix[params.tile_offset + group], run);
   }
   let exclusive = params.exclusive == 1u;
-  for (var k = 0u; k < ITEMS; k++) {
-    let s = slot(t * ITEMS + k);
-    let inclusive = combine(run, tile_data[s]);
-    tile_data[s] = select(inclusive, run, exclusive);
-    run = inclusive;
-  }
-  workgroupBarrier();
-  for (var k = 0u; k < ITEMS; k++) {
-    let i = k * WG + t;
-    if (base + i < params.n) {
-      dst[base + i] = tile_data[slot(i)];
+  for (var k = 0u; k < VECS; k++) {
+    let x = v[k];
+    let a = combine(run, x.x);
+    let b = combine(a, x.y);
+    let c = combine(b, x.z);
+    let d = combine(c, x.w);
+    let out = select(vec4<T>(a, b, c, d), vec4<T>(run, a, b, c), exclusive);
+    run = d;
+    // The chunk's last vec4 may run past n into the buffer's padding (buffers are whole vec4s).
+    if ((first + k) * 4u < params.n) {
+      dst[first + k] = out;
     }
   }
 }

@@ -76,8 +76,8 @@ def _enables(dt: np.dtype) -> str:
 
 def _identity_fn(t: str, dt: np.dtype, value) -> str:
     bits = bits_of(value, dt)
-    if dt == F16:  # no 16-bit bitcast from u32: go through vec2<f16>
-        return f"fn identity_value() -> {t} {{ var bits = {bits}u; return bitcast<vec2<f16>>(bits).x; }}\n"
+    if dt == F16:  # naga has no bitcast between u32 and vec2<f16>: unpack instead
+        return f"fn identity_value() -> {t} {{ var bits = {bits}u; return f16(unpack2x16float(bits).x); }}\n"
     return f"fn identity_value() -> {t} {{ var bits = {bits}u; return bitcast<{t}>(bits); }}\n"
 
 
@@ -87,7 +87,7 @@ fn min_nan(a: T, b: T) -> T { if (is_nan(a)) { return a; } if (is_nan(b)) { retu
 fn max_nan(a: T, b: T) -> T { if (is_nan(a)) { return a; } if (is_nan(b)) { return b; } return max(a, b); }
 """
 BITS_F32 = "const NAN_MASK = 0x7fffffffu;\nconst INF_BITS = 0x7f800000u;\nfn bitcast_bits(x: f32) -> u32 { return bitcast<u32>(x); }\n"
-BITS_F16 = "const NAN_MASK = 0x7fffu;\nconst INF_BITS = 0x7c00u;\nfn bitcast_bits(x: f16) -> u32 { return bitcast<u32>(vec2<f16>(x, 0.0h)) & 0xffffu; }\n"
+BITS_F16 = "const NAN_MASK = 0x7fffu;\nconst INF_BITS = 0x7c00u;\nfn bitcast_bits(x: f16) -> u32 { return pack2x16float(vec2<f32>(f32(x), 0.0)) & 0xffffu; }\n"
 
 
 def _float_helpers(dt: np.dtype) -> str:

@@ -8,8 +8,8 @@ Structure (each arrow a dispatch boundary, the only global sync):
 Semantics follow numpy: u32/i32 arithmetic wraps modulo 2^32; argmin/argmax return the
 first index on ties; min/max/argmin/argmax propagate NaN; an empty input gives the
 identity for sum/prod/bitwise/custom operators and raises ValueError for min/max/arg*.
-f32 sums are not numpy's pairwise sum; their error against the exact sum is at most
-about 1e-6 * sum(|x|) for the sizes tested (see tests/ops/test_reduce.py).
+Float sums and products round differently from numpy's pairwise order: see
+`sum_error_bound` and `prod_error_bound` for the bounds the tests hold them to.
 """
 from __future__ import annotations
 
@@ -28,6 +28,27 @@ TILE = WG * 4 * 4  # elements per tile: WG invocations x 4 vec4 loads
 MAX_GROUPS = 2048  # step-1 workgroups per chunk: a few waves on a large GPU, few partials
 FINAL_MAX = 8192  # partials the last single workgroup combines
 PARTIALS_PER_GROUP = 4096  # partials per workgroup in an intermediate level
+
+
+def sum_error_bound(n: int, abs_sum: float, dtype=np.float32) -> float:
+    """Worst-case |error| of wgprim's float sum of n elements whose |x| add to abs_sum.
+
+    Each element passes through at most: its invocation's sequential chain (4 vec4
+    lanes + 4 vec4s per tile, times the tiles per workgroup), 8 levels of the workgroup
+    tree, then the partial levels; each addition adds at most one rounding (eps/2
+    relative to the magnitudes involved), so |error| <= depth * eps * sum(|x|).
+    """
+    eps = float(np.finfo(dtype).eps)
+    tiles = -(-n // TILE)
+    per_group = -(-tiles // MAX_GROUPS)
+    depth = 4 * per_group + 8 + 8 + 3 * 16
+    return depth * eps * abs_sum
+
+
+def prod_error_bound(n: int, dtype=np.float32) -> float:
+    """Worst-case relative error of a float product of n elements: n - 1 roundings,
+    whatever the order (numpy's own float32 product has the same bound)."""
+    return builtins.max(n - 1, 1) * float(np.finfo(dtype).eps)
 
 
 def _accumulator_bytes(name: str, dt: np.dtype) -> int:

@@ -15,27 +15,32 @@ from wgprim.array import Array, check_dtype, empty
 from wgprim.device import Device, get_device
 from wgprim.ops import operators
 from wgprim.ops.common import as_input, chunks
-from wgprim.program import Plan, Program, get_pipeline
+from wgprim.program import Plan, Program, consecutive_subgroups, get_pipeline
 
 WG = 256
+TILE = WG * 16  # elements per workgroup: 16 consecutive per invocation
 
 
-def items_per_invocation(device: Device, dt: np.dtype) -> int:
-    """16 consecutive elements per invocation when the tile fits workgroup memory, else 8."""
-    tile_bytes = lambda items: (WG * items + WG * items // 32 + WG) * dt.itemsize
-    return 16 if tile_bytes(16) <= device.max_workgroup_storage else 8
+def cumsum_error_bound(abs_prefix_sums, dtype=np.float32):
+    """Worst-case |error| of each element of a float cumsum, given the running sums of |x|.
+
+    An output passes through its invocation's sequential chain (16 additions), the lane
+    scan (8), and per level the tile prefix (again 16 + 8): a depth of 64 additions covers
+    4096^3 elements, each adding at most eps relative to the magnitudes summed so far.
+    """
+    return 64 * float(np.finfo(dtype).eps) * np.asarray(abs_prefix_sums)
 
 
 class _Recorder:
     def __init__(self, device: Device, dt: np.dtype, op):
-        name, _ = operators.resolve(op, dt, for_scan=True)
+        operators.resolve(op, dt, for_scan=True)
         self.dt = dt
-        self.items = items_per_invocation(device, dt)
-        self.tile = WG * self.items
+        self.tile = TILE
+        lanes = "scan_lanes_subgroup" if consecutive_subgroups(device) else "scan_lanes_barrier"
         preamble = operators.preamble(op, dt)
-        constants = {"WG": WG, "ITEMS": self.items}
-        self.reduce = get_pipeline(device, "scan", preamble, "scan_reduce", constants)
-        self.downsweep = get_pipeline(device, "scan", preamble, "scan_downsweep", constants)
+        kernel = (lanes, "scan")
+        self.reduce = get_pipeline(device, kernel, preamble, "scan_reduce", {"WG": WG})
+        self.downsweep = get_pipeline(device, kernel, preamble, "scan_downsweep", {"WG": WG})
 
     def record(self, p: Program, src: Array, dst: Array, exclusive: bool) -> None:
         n, dev = src.size, p.device

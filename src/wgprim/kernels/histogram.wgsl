@@ -1,0 +1,196 @@
+// Histogram and bincount: private histograms in workgroup memory, merged with atomics.
+//
+// One dispatch per chunk of the input. Each workgroup counts its share of the elements
+// into its own histogram in workgroup memory, then adds every non-empty bin into the
+// global histogram with one atomic per bin. Many workgroups add into the same global
+// bins during the dispatch; nobody reads them until the dispatch has ended (the result
+// is read back after the submit), which is the legitimate use of cross-workgroup atomics.
+// When the bins do not fit in workgroup memory, `hist_global` adds into the global
+// histogram directly.
+//
+// The preamble (ops/histogram.py) defines:
+//   alias T                       the element type (u32, i32, f32)
+//   alias W                       the weight type (u32 when unweighted: never read)
+//   const FLOAT_ACC: bool         accumulate f32 sums (CAS loops) instead of u32 adds
+//   fn offset_of(x: T, lo: T) -> f32   x - lo as f32, for the uniform-bin estimate
+//   fn load_weights(v: u32) -> vec4<u32> the bits of the 4 weights of vec4 `v` (1s if unweighted)
+
+override WG: u32 = 256u;
+override MODE: u32 = 0u;    // 0: uniform bins, 1: binary search over edges, 2: bincount
+override PRIV: u32 = 256u;  // private bins per replica (>= nbins)
+override REPL: u32 = 1u;    // replicas of the private histogram: spreads hot-bin contention
+const UNROLL: u32 = 4u;     // vec4 loads in flight per invocation per loop iteration
+const SKIP: u32 = 0xffffffffu;
+
+struct Params {
+  n: u32,        // elements in this chunk
+  groups: u32,   // workgroups with work (the folded grid may be larger)
+  nbins: u32,
+  nthresh: u32,  // m: thresholds[1..m] are the interior edges (as T); thresholds[0] = lo
+  lo: u32,       // bits of the smallest kept value (T)
+  hi: u32,       // bits of the largest kept value (T)
+  scale: u32,    // bits of f32 nbins / (last edge - first edge): the uniform estimate
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> src: array<vec4<T>>;
+@group(0) @binding(2) var<storage, read> weights: array<vec4<W>>;
+@group(0) @binding(3) var<storage, read> thresholds: array<T>;
+@group(0) @binding(4) var<storage, read_write> hist: array<atomic<u32>>;
+
+var<workgroup> private_hist: array<atomic<u32>, PRIV * REPL>;
+
+fn group_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+  return wid.x + wid.y * nwg.x;
+}
+
+// The bin of x, or SKIP when x is outside [lo, hi] (NaN included). The bin is the number
+// of interior edges <= x: numpy's definition (last bin closed on the right).
+fn bin_of(x: T) -> u32 {
+  if (MODE == 2u) {
+    return bitcast<u32>(x);  // bincount: the host checked 0 <= x < nbins
+  }
+  let lo = bitcast<T>(params.lo);
+  let hi = bitcast<T>(params.hi);
+  if (!(x >= lo && x <= hi)) {
+    return SKIP;
+  }
+  let m = params.nthresh;
+  if (MODE == 0u) {
+    // Estimate from the uniform width, then correct against the edges themselves (as
+    // numpy does): the float estimate may be off by one next to an edge.
+    let est = clamp(offset_of(x, lo) * bitcast<f32>(params.scale), 0.0, f32(m));
+    var b = min(u32(est), m);
+    loop {
+      if (b == 0u || x >= thresholds[b]) { break; }
+      b -= 1u;
+    }
+    loop {
+      if (b >= m || x < thresholds[b + 1u]) { break; }
+      b += 1u;
+    }
+    return b;
+  }
+  // Binary search: the largest b in [0, m] with thresholds[b] <= x (thresholds[0] = lo).
+  var a = 0u;
+  var z = m;
+  while (a < z) {
+    let mid = (a + z + 1u) / 2u;
+    if (thresholds[mid] <= x) { a = mid; } else { z = mid - 1u; }
+  }
+  return a;
+}
+
+// f32 addition on a u32 atomic by compare-and-swap. This is not a wait on anyone: each
+// round one of the contending invocations succeeds, so the loop always makes progress.
+fn private_add_f32(i: u32, w: f32) {
+  var old = atomicLoad(&private_hist[i]);
+  loop {
+    let r = atomicCompareExchangeWeak(&private_hist[i], old, bitcast<u32>(bitcast<f32>(old) + w));
+    if (r.exchanged) { break; }
+    old = r.old_value;
+  }
+}
+
+fn global_add_f32(i: u32, w: f32) {
+  var old = atomicLoad(&hist[i]);
+  loop {
+    let r = atomicCompareExchangeWeak(&hist[i], old, bitcast<u32>(bitcast<f32>(old) + w));
+    if (r.exchanged) { break; }
+    old = r.old_value;
+  }
+}
+
+fn private_add(i: u32, bits: u32) {
+  if (FLOAT_ACC) { private_add_f32(i, bitcast<f32>(bits)); } else { atomicAdd(&private_hist[i], bits); }
+}
+
+fn global_add(i: u32, bits: u32) {
+  if (FLOAT_ACC) { global_add_f32(i, bitcast<f32>(bits)); } else { atomicAdd(&hist[i], bits); }
+}
+
+// Histogram in workgroup memory: replica r of bin b lives at b * REPL + r, so the
+// replicas of one bin sit in different memory banks.
+@compute @workgroup_size(WG)
+fn hist_shared(@builtin(workgroup_id) wid: vec3<u32>,
+               @builtin(num_workgroups) nwg: vec3<u32>,
+               @builtin(local_invocation_index) t: u32) {
+  let group = group_index(wid, nwg);
+  if (group >= params.groups) {
+    return;
+  }
+  for (var i = t; i < PRIV * REPL; i += WG) {
+    atomicStore(&private_hist[i], 0u);
+  }
+  workgroupBarrier();
+  let r = t % REPL;
+  let n = params.n;
+  let full = n / 4u;  // vec4s entirely in range
+  let nvec = (n + 3u) / 4u;
+  let stride = params.groups * WG;
+  var v = group * WG + t;
+  // Main loop: UNROLL whole vec4s per invocation, loads issued before any atomic.
+  for (; v + (UNROLL - 1u) * stride < full; v += UNROLL * stride) {
+    var xs: array<vec4<T>, UNROLL>;
+    var ws: array<vec4<u32>, UNROLL>;
+    for (var u = 0u; u < UNROLL; u++) {
+      xs[u] = src[v + u * stride];
+      ws[u] = load_weights(v + u * stride);
+    }
+    for (var u = 0u; u < UNROLL; u++) {
+      for (var k = 0u; k < 4u; k++) {
+        let b = bin_of(xs[u][k]);
+        if (b != SKIP) { private_add(b * REPL + r, ws[u][k]); }
+      }
+    }
+  }
+  for (; v < nvec; v += stride) {
+    let x = src[v];
+    let w = load_weights(v);
+    for (var k = 0u; k < 4u; k++) {
+      if (v * 4u + k < n) {
+        let b = bin_of(x[k]);
+        if (b != SKIP) { private_add(b * REPL + r, w[k]); }
+      }
+    }
+  }
+  workgroupBarrier();
+  for (var b = t; b < params.nbins; b += WG) {
+    var total = 0u;
+    for (var k = 0u; k < REPL; k++) {
+      let bits = atomicLoad(&private_hist[b * REPL + k]);
+      if (FLOAT_ACC) {
+        total = bitcast<u32>(bitcast<f32>(total) + bitcast<f32>(bits));
+      } else {
+        total += bits;
+      }
+    }
+    if (total != 0u) {  // empty bins cost no global atomic
+      global_add(b, total);
+    }
+  }
+}
+
+// Too many bins for workgroup memory: every element adds into the global histogram.
+@compute @workgroup_size(WG)
+fn hist_global(@builtin(workgroup_id) wid: vec3<u32>,
+               @builtin(num_workgroups) nwg: vec3<u32>,
+               @builtin(local_invocation_index) t: u32) {
+  let group = group_index(wid, nwg);
+  if (group >= params.groups) {
+    return;
+  }
+  let n = params.n;
+  let nvec = (n + 3u) / 4u;
+  let stride = params.groups * WG;
+  for (var v = group * WG + t; v < nvec; v += stride) {
+    let x = src[v];
+    let w = load_weights(v);
+    for (var k = 0u; k < 4u; k++) {
+      if (v * 4u + k < n) {
+        let b = bin_of(x[k]);
+        if (b != SKIP) { global_add(b, w[k]); }
+      }
+    }
+  }
+}

@@ -1,0 +1,344 @@
+// LSD radix sort, one 8-bit digit per pass; ops/radix_sort.py records the passes.
+//
+// One pass is a chain of dispatches (each arrow is a dispatch boundary, the only global
+// sync):
+//   radix_count    each workgroup counts the digits of its tile in workgroup memory and
+//                  writes them digit-major: counts[digit * tiles + tile]
+//   -> scan        an exclusive sum over all counts (the scan kernels): offsets[digit *
+//                  tiles + tile] is where this tile's keys with that digit go
+//   -> radix_scatter_keys / radix_scatter_pairs
+//                  each workgroup sorts its own tile stably by the digit inside workgroup
+//                  memory (two 4-bit split passes), then writes each key to its offset.
+// No workgroup reads what another one writes in the same dispatch.
+//
+// Keys travel between passes as order-preserving u32 ("transformed"): the first pass
+// transforms the input (flag TRANSFORM_IN), the last one undoes it (flag TRANSFORM_OUT).
+//
+// The preamble (ops/radix_sort.py) defines WG and ITEMS as constants (function-scope
+// arrays need constant sizes), the key transforms to_radix/from_radix (radix_keys.wgsl)
+// and block_exclusive_sum() (radix_block_scan_subgroup.wgsl or
+// radix_block_scan_workgroup.wgsl).
+
+const TILE: u32 = WG * ITEMS;          // keys per workgroup
+const PADDED: u32 = TILE + TILE / 32u; // one spare slot every 32 avoids bank conflicts
+const RADIX: u32 = 256u;
+const ROWS: u32 = 8u;                  // counter rows: 16 digits of 4 bits, two u16 per word
+
+const TRANSFORM_IN: u32 = 1u;   // keys_in holds user keys: transform them when loading
+const TRANSFORM_OUT: u32 = 2u;  // last pass: write user keys back
+const INDEX_VALUES: u32 = 4u;   // first pass of argsort: the value of key i is i
+
+struct Params {
+  n: u32,       // keys
+  tiles: u32,   // tiles of TILE keys (row length of the digit-major counts)
+  groups: u32,  // workgroups with work (= tiles; the grid may be folded and larger)
+  shift: u32,   // bit position of this pass's digit
+  flags: u32,   // TRANSFORM_IN | TRANSFORM_OUT | INDEX_VALUES
+  mode: u32,    // KIND_* | DESCENDING
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> keys_in: array<u32>;
+@group(0) @binding(2) var<storage, read_write> counts: array<u32>;
+@group(0) @binding(3) var<storage, read> offsets: array<u32>;
+@group(0) @binding(4) var<storage, read_write> keys_out: array<u32>;
+@group(0) @binding(5) var<storage, read> vals_in: array<u32>;
+@group(0) @binding(6) var<storage, read_write> vals_out: array<u32>;
+@group(0) @binding(7) var<storage, read_write> key_bits: array<atomic<u32>, 2>;
+
+fn group_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+  return wid.x + wid.y * nwg.x;
+}
+
+fn slot(i: u32) -> u32 {
+  return i + (i >> 5u);
+}
+
+fn load_key(i: u32) -> u32 {
+  let raw = keys_in[i];
+  if ((params.flags & TRANSFORM_IN) != 0u) {
+    return to_radix(raw, params.mode);
+  }
+  return raw;
+}
+
+fn digit_of(key: u32) -> u32 {
+  return (key >> params.shift) & 0xffu;
+}
+
+// ---- probe: which bits vary among the keys -------------------------------------------
+// OR and AND of all transformed keys, accumulated with atomics in this dispatch and read
+// back by the host after it: digits where OR == AND are equal in every key (pass skipped).
+var<workgroup> probe_or: atomic<u32>;
+var<workgroup> probe_and: atomic<u32>;
+
+@compute @workgroup_size(WG)
+fn radix_probe(@builtin(workgroup_id) wid: vec3<u32>,
+               @builtin(num_workgroups) nwg: vec3<u32>,
+               @builtin(local_invocation_index) t: u32) {
+  let group = group_index(wid, nwg);
+  if (group >= params.groups) {
+    return;
+  }
+  if (t == 0u) {
+    atomicStore(&probe_or, 0u);
+    atomicStore(&probe_and, 0xffffffffu);
+  }
+  workgroupBarrier();
+  var any = 0u;
+  var all = 0xffffffffu;
+  let base = group * TILE;
+  for (var k = 0u; k < ITEMS; k++) {
+    let i = base + k * WG + t;
+    if (i < params.n) {
+      let key = load_key(i);
+      any = any | key;
+      all = all & key;
+    }
+  }
+  atomicOr(&probe_or, any);
+  atomicAnd(&probe_and, all);
+  workgroupBarrier();
+  if (t == 0u) {
+    atomicOr(&key_bits[0], atomicLoad(&probe_or));
+    atomicAnd(&key_bits[1], atomicLoad(&probe_and));
+  }
+}
+
+// ---- dispatch 1: digit counts per tile -----------------------------------------------
+var<workgroup> histogram: array<atomic<u32>, RADIX>;
+
+@compute @workgroup_size(WG)
+fn radix_count(@builtin(workgroup_id) wid: vec3<u32>,
+               @builtin(num_workgroups) nwg: vec3<u32>,
+               @builtin(local_invocation_index) t: u32) {
+  let group = group_index(wid, nwg);
+  if (group >= params.groups) {
+    return;
+  }
+  for (var d = t; d < RADIX; d += WG) {
+    atomicStore(&histogram[d], 0u);
+  }
+  workgroupBarrier();
+  let base = group * TILE;
+  for (var k = 0u; k < ITEMS; k++) {
+    let i = base + k * WG + t;
+    if (i < params.n) {
+      atomicAdd(&histogram[digit_of(load_key(i))], 1u);
+    }
+  }
+  workgroupBarrier();
+  for (var d = t; d < RADIX; d += WG) {
+    counts[d * params.tiles + group] = atomicLoad(&histogram[d]);
+  }
+}
+
+// ---- dispatch 3: stable in-tile sort by the digit, then scatter ------------------------
+var<workgroup> exchange: array<u32, PADDED>;
+var<workgroup> counters: array<u32, ROWS * WG>;
+var<workgroup> digit_base: array<u32, RADIX>;
+
+// Each invocation holds ITEMS keys of the tile in "blocked" order: invocation t has the
+// tile positions t * ITEMS + j. Blocked order is input order, which is what makes the
+// ranking stable.
+var<private> keys: array<u32, ITEMS>;
+var<private> vals: array<u32, ITEMS>;
+var<private> ranks: array<u32, ITEMS>;
+var<private> dests: array<u32, ITEMS>;
+
+// ranks[j] = stable position of keys[j] in the tile when ordered by the 4-bit field at
+// `shift`. Counters are per (digit, invocation), digit-major, so one exclusive sum over
+// them gives every rank (the CUB BlockRadixRank layout); two digits share one u32 word
+// (digit d in row d % 8, half d / 8; halves never carry: they hold at most TILE).
+fn rank_4bits(t: u32, shift: u32) {
+  workgroupBarrier();  // the previous user of `counters` is done
+  for (var r = 0u; r < ROWS; r++) {
+    counters[r * WG + t] = 0u;
+  }
+  for (var j = 0u; j < ITEMS; j++) {
+    let d = (keys[j] >> shift) & 15u;
+    let at = (d & 7u) * WG + t;
+    let half = (d >> 3u) * 16u;
+    let c = counters[at];
+    ranks[j] = (c >> half) & 0xffffu;
+    counters[at] = c + (1u << half);
+  }
+  workgroupBarrier();
+  // Invocation t sums the ROWS consecutive words t * ROWS .. in digit-major order.
+  var sum = 0u;
+  for (var r = 0u; r < ROWS; r++) {
+    sum += counters[t * ROWS + r];
+  }
+  let scanned = block_exclusive_sum(t, sum);
+  // The high halves (digits 8..15) come after every low half (digits 0..7).
+  var run = scanned.x + ((scanned.y & 0xffffu) << 16u);
+  for (var r = 0u; r < ROWS; r++) {
+    let c = counters[t * ROWS + r];
+    counters[t * ROWS + r] = run;
+    run += c;
+  }
+  workgroupBarrier();
+  for (var j = 0u; j < ITEMS; j++) {
+    let d = (keys[j] >> shift) & 15u;
+    ranks[j] += (counters[(d & 7u) * WG + t] >> ((d >> 3u) * 16u)) & 0xffffu;
+  }
+}
+
+// Move keys[j] to tile position ranks[j], then take the blocked positions back.
+fn permute_keys(t: u32) {
+  workgroupBarrier();
+  for (var j = 0u; j < ITEMS; j++) {
+    exchange[slot(ranks[j])] = keys[j];
+  }
+  workgroupBarrier();
+  for (var j = 0u; j < ITEMS; j++) {
+    keys[j] = exchange[slot(t * ITEMS + j)];
+  }
+}
+
+fn permute_vals(t: u32) {
+  workgroupBarrier();
+  for (var j = 0u; j < ITEMS; j++) {
+    exchange[slot(ranks[j])] = vals[j];
+  }
+  workgroupBarrier();
+  for (var j = 0u; j < ITEMS; j++) {
+    vals[j] = exchange[slot(t * ITEMS + j)];
+  }
+}
+
+// Coalesced load of the tile (past the end: the largest key, which stays last), then
+// transposed to blocked order through workgroup memory.
+fn load_tile_keys(t: u32, base: u32, valid: u32) {
+  for (var k = 0u; k < ITEMS; k++) {
+    let i = k * WG + t;
+    var key = 0xffffffffu;
+    if (i < valid) {
+      key = load_key(base + i);
+    }
+    exchange[slot(i)] = key;
+  }
+  workgroupBarrier();
+  for (var j = 0u; j < ITEMS; j++) {
+    keys[j] = exchange[slot(t * ITEMS + j)];
+  }
+}
+
+fn load_tile_vals(t: u32, base: u32, valid: u32) {
+  workgroupBarrier();
+  for (var k = 0u; k < ITEMS; k++) {
+    let i = k * WG + t;
+    var v = 0u;
+    if ((params.flags & INDEX_VALUES) != 0u) {
+      v = base + i;
+    } else if (i < valid) {
+      v = vals_in[base + i];
+    }
+    exchange[slot(i)] = v;
+  }
+  workgroupBarrier();
+  for (var j = 0u; j < ITEMS; j++) {
+    vals[j] = exchange[slot(t * ITEMS + j)];
+  }
+}
+
+// Sort the tile's keys by the 8-bit digit (low field first: LSD inside the tile too) and
+// leave the final ranks in `ranks`; `keys` stays in the order before the last move.
+// With values, they follow each move.
+fn rank_tile(t: u32, with_values: bool) {
+  rank_4bits(t, params.shift);
+  permute_keys(t);
+  if (with_values) {
+    permute_vals(t);
+  }
+  rank_4bits(t, params.shift + 4u);
+}
+
+// Put the keys at their sorted tile positions and compute, for the keys an invocation
+// will write (tile positions k * WG + t: adjacent invocations write adjacent addresses),
+// their global destinations. Returns nothing; fills `dests` and leaves the sorted tile
+// in `exchange`.
+fn place_tile(t: u32, group: u32, valid: u32) {
+  workgroupBarrier();
+  for (var j = 0u; j < ITEMS; j++) {
+    exchange[slot(ranks[j])] = keys[j];
+  }
+  for (var d = t; d < RADIX; d += WG) {
+    digit_base[d] = offsets[d * params.tiles + group];
+  }
+  workgroupBarrier();
+  // Where a digit's run starts in the sorted tile, make digit_base[d] + p its global
+  // position: exactly one invocation sees each run's start.
+  for (var k = 0u; k < ITEMS; k++) {
+    let p = k * WG + t;
+    if (p < valid) {
+      let d = digit_of(exchange[slot(p)]);
+      if (p == 0u || digit_of(exchange[slot(p - 1u)]) != d) {
+        digit_base[d] = digit_base[d] - p;
+      }
+    }
+  }
+  workgroupBarrier();
+  for (var k = 0u; k < ITEMS; k++) {
+    let p = k * WG + t;
+    dests[k] = digit_base[digit_of(exchange[slot(p)])] + p;
+  }
+}
+
+fn write_keys(t: u32, valid: u32) {
+  for (var k = 0u; k < ITEMS; k++) {
+    let p = k * WG + t;
+    if (p < valid) {
+      var key = exchange[slot(p)];
+      if ((params.flags & TRANSFORM_OUT) != 0u) {
+        key = from_radix(key, params.mode);
+      }
+      keys_out[dests[k]] = key;
+    }
+  }
+}
+
+@compute @workgroup_size(WG)
+fn radix_scatter_keys(@builtin(workgroup_id) wid: vec3<u32>,
+                      @builtin(num_workgroups) nwg: vec3<u32>,
+                      @builtin(local_invocation_index) t: u32) {
+  let group = group_index(wid, nwg);
+  if (group >= params.groups) {
+    return;
+  }
+  let base = group * TILE;
+  let valid = min(TILE, params.n - base);
+  load_tile_keys(t, base, valid);
+  rank_tile(t, false);
+  place_tile(t, group, valid);
+  write_keys(t, valid);
+}
+
+@compute @workgroup_size(WG)
+fn radix_scatter_pairs(@builtin(workgroup_id) wid: vec3<u32>,
+                       @builtin(num_workgroups) nwg: vec3<u32>,
+                       @builtin(local_invocation_index) t: u32) {
+  let group = group_index(wid, nwg);
+  if (group >= params.groups) {
+    return;
+  }
+  let base = group * TILE;
+  let valid = min(TILE, params.n - base);
+  load_tile_keys(t, base, valid);
+  load_tile_vals(t, base, valid);
+  rank_tile(t, true);
+  place_tile(t, group, valid);
+  write_keys(t, valid);
+  // The values take the same final move as the keys.
+  workgroupBarrier();
+  for (var j = 0u; j < ITEMS; j++) {
+    exchange[slot(ranks[j])] = vals[j];
+  }
+  workgroupBarrier();
+  for (var k = 0u; k < ITEMS; k++) {
+    let p = k * WG + t;
+    if (p < valid) {
+      vals_out[dests[k]] = exchange[slot(p)];
+    }
+  }
+}

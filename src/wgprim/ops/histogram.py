@@ -1,0 +1,229 @@
+"""Histograms: histogram(x, bins, range, weights) and bincount(x, weights, minlength).
+
+One dispatch per binding-sized chunk of the input (kernels/histogram.wgsl): each
+workgroup fills a private histogram in workgroup memory, then adds its non-empty bins
+into the global histogram with atomics. The global histogram is read only after the
+dispatch. Bins too many for workgroup memory go straight to global atomics.
+
+Semantics follow numpy. The bin edges are numpy's own (np.histogram_bin_edges, in
+numpy's bin dtype), and each value's bin is defined by comparisons against those edges
+in the precision numpy compares them, so values on an edge land where numpy puts them.
+The host turns the edges into thresholds in the data's dtype ("x >= edge" becomes
+"x >= threshold") so the kernel never needs float64.
+
+Results: counts are uint32 (numpy gives int64); weighted sums have the weights' dtype
+(uint32/int32 sums are exact modulo 2^32; float32 sums are accumulated in f32 in an
+unspecified order, so the last bits may differ from run to run — see
+docs/histogram_select.md). bincount with float32 weights returns float32 (numpy: float64).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from wgprim.array import Array, asarray, empty
+from wgprim.device import Device
+from wgprim.ops.common import as_input, chunks
+from wgprim.program import Program, get_pipeline
+
+U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
+DATA_TYPES = (U32, I32, F32)
+WGSL = {U32: "u32", I32: "i32", F32: "f32"}
+
+WG = 256
+VEC_TILE = WG * 4        # elements per workgroup per round; chunks are multiples of it
+MAX_GROUPS = 1024        # workgroups per chunk: enough to fill a large GPU, few merges
+MAX_REPLICAS = 8         # copies of each private histogram (contention on hot bins)
+MODE_UNIFORM, MODE_SEARCH, MODE_DIRECT = 0, 1, 2
+
+
+# -- kernel specialization -----------------------------------------------------------
+def _preamble(dt: np.dtype, wdt: np.dtype | None) -> str:
+    t = WGSL[dt]
+    if dt == F32:
+        offset = "fn offset_of(x: T, lo: T) -> f32 { return x - lo; }\n"
+    else:  # exact wrap-around difference, then one rounding to f32
+        offset = "fn offset_of(x: T, lo: T) -> f32 { return f32(bitcast<u32>(x - lo)); }\n"
+    if wdt is None:
+        weights = "alias W = u32;\nconst FLOAT_ACC = false;\nfn load_weights(v: u32) -> vec4<u32> { return vec4<u32>(1u); }\n"
+    else:
+        weights = (
+            f"alias W = {WGSL[wdt]};\nconst FLOAT_ACC = {'true' if wdt == F32 else 'false'};\n"
+            "fn load_weights(v: u32) -> vec4<u32> { return bitcast<vec4<u32>>(weights[v]); }\n"
+        )
+    return f"alias T = {t};\n" + offset + weights
+
+
+def _private_shape(device: Device, nbins: int) -> tuple[int, int] | None:
+    """(bins per replica, replicas) for a workgroup-memory histogram, or None when even
+    one copy does not fit."""
+    priv = max(64, 1 << (nbins - 1).bit_length())  # powers of two: few pipeline variants
+    room = device.max_workgroup_storage // 4
+    if priv > room:
+        return None
+    repl = MAX_REPLICAS
+    while repl > 1 and priv * repl > room:
+        repl //= 2
+    # Many bins spread contention by themselves; replicas only cost zeroing and merging.
+    repl = max(1, min(repl, 2048 // priv))
+    return priv, repl
+
+
+def _bits(value, dt: np.dtype) -> int:
+    return int(np.array(value, dtype=dt).view(np.uint32))
+
+
+def _record(program: Program, x: Array, weights: Array | None, thresholds: Array, hist: Array,
+            nbins: int, mode: int, m: int = 0, lo=0, hi=0, scale: float = 0.0) -> None:
+    """Add the histogram steps for all of x (chunk by chunk) to `program`."""
+    dev = program.device
+    dt = x.dtype
+    wdt = weights.dtype if weights is not None else None
+    preamble = _preamble(dt, wdt)
+    shape = _private_shape(dev, nbins)
+    if shape is not None:
+        priv, repl = shape
+        pipeline = get_pipeline(dev, "histogram", preamble, "hist_shared",
+                                {"WG": WG, "MODE": mode, "PRIV": priv, "REPL": repl})
+        label = "histogram shared"
+    else:
+        pipeline = get_pipeline(dev, "histogram", preamble, "hist_global", {"WG": WG, "MODE": mode})
+        label = "histogram global"
+    lo_bits = _bits(lo, dt) if mode != MODE_DIRECT else 0
+    hi_bits = _bits(hi, dt) if mode != MODE_DIRECT else 0
+    scale_bits = _bits(scale, F32)
+    for c in chunks(x.size, dt.itemsize, VEC_TILE, dev):
+        groups = min(MAX_GROUPS, -(-c.count // VEC_TILE))
+        params = program.params(c.count, groups, nbins, m, lo_bits, hi_bits, scale_bits)
+        bindings = {0: params, 1: c.view(x), 3: thresholds.buffer, 4: hist.buffer}
+        if weights is not None:
+            bindings[2] = c.view(weights)
+        program.dispatch(label, pipeline, bindings, groups)
+
+
+# -- edges -> thresholds in the data's dtype ------------------------------------------
+def _ceil_in(e, dt: np.dtype):
+    """The smallest value of dtype dt that is >= e (e in numpy's bin dtype), or None."""
+    if dt == F32:
+        if np.asarray(e).dtype == F32:
+            return np.float32(e)
+        r = np.float32(e)
+        if float(r) < float(e):
+            r = np.nextafter(r, np.float32(np.inf))
+        return r
+    info = np.iinfo(dt)
+    v = math.ceil(e) if np.asarray(e).dtype.kind == "f" else int(e)
+    if v > info.max:
+        return None
+    return dt.type(max(v, info.min))
+
+
+def _floor_in(e, dt: np.dtype):
+    """The largest value of dtype dt that is <= e, or None."""
+    if dt == F32:
+        if np.asarray(e).dtype == F32:
+            return np.float32(e)
+        r = np.float32(e)
+        if float(r) > float(e):
+            r = np.nextafter(r, np.float32(-np.inf))
+        return r
+    info = np.iinfo(dt)
+    v = math.floor(e) if np.asarray(e).dtype.kind == "f" else int(e)
+    if v < info.min:
+        return None
+    return dt.type(min(v, info.max))
+
+
+def _thresholds(edges: np.ndarray, dt: np.dtype):
+    """(lo, hi, interior thresholds) such that x is kept iff lo <= x <= hi and its bin is
+    the number of interior thresholds <= x; None when no value of dt can be kept."""
+    lo, hi = _ceil_in(edges[0], dt), _floor_in(edges[-1], dt)
+    if lo is None or hi is None or (dt != F32 and int(lo) > int(hi)):
+        return None
+    interior = []
+    for e in edges[1:-1]:
+        t = _ceil_in(e, dt)
+        if t is None:  # past the dtype's largest value: this and later bins stay empty
+            break
+        interior.append(t)
+    return lo, hi, np.array(interior, dtype=dt)
+
+
+def _data_range(x: Array):
+    """numpy's range=None: the data's min and max (scalars of the data's dtype)."""
+    from wgprim.ops.atomic_minmax import atomic_min_max
+
+    mn, mx = atomic_min_max(x).numpy()
+    return mn, mx
+
+
+# -- public API ------------------------------------------------------------------------
+def _as_weights(weights, x: Array) -> Array | None:
+    if weights is None:
+        return None
+    w = as_input(weights, DATA_TYPES)
+    if w.size != x.size:
+        raise ValueError(f"weights should have the same shape as x: {w.shape} vs {x.shape}")
+    return w.ravel()
+
+
+def histogram(x, bins=10, range=None, weights=None):
+    """numpy.histogram: `bins` a count or monotonic edges; `range` (lo, hi) or None for the
+    data's min/max; values outside the range (and NaN) are ignored; the last bin is closed.
+    Returns (hist, bin_edges): hist an Array (uint32 counts, or the weights' dtype) and
+    bin_edges numpy's own edges (a numpy array)."""
+    arr = as_input(x, DATA_TYPES).ravel()
+    w = _as_weights(weights, arr)
+    dt = arr.dtype
+    if isinstance(bins, str):
+        raise ValueError("bins given as a method name (e.g. 'auto') are not supported; give a count or edges")
+    if np.ndim(bins) == 0 and range is None and arr.size:
+        range = _data_range(arr)
+        if not (np.isfinite(range[0]) and np.isfinite(range[1])):
+            raise ValueError(f"autodetected range of [{range[0]}, {range[1]}] is not finite")
+    edges = np.histogram_bin_edges(np.zeros(0, dt), bins=bins, range=range)
+    nbins = len(edges) - 1
+    out_dt = U32 if w is None else w.dtype
+    hist = empty((nbins,), out_dt, arr.device)
+    limits = _thresholds(edges, dt)
+    if arr.size == 0 or nbins == 0 or limits is None:
+        return hist, edges
+    lo, hi, interior = limits
+    uniform = np.ndim(bins) == 0
+    first, last = float(edges[0]), float(edges[-1])
+    # bins per unit of value; capped so that a tiny range does not overflow f32
+    scale = min(nbins / (last - first), 3e38) if uniform and last > first else 0.0
+    # thresholds[0] = lo, then the interior edges; one spare element keeps it non-empty
+    thresholds = asarray(np.concatenate([np.array([lo], dt), interior]))
+    program = Program(arr.device, label="histogram")
+    _record(program, arr, w, thresholds, hist, nbins, MODE_UNIFORM if uniform else MODE_SEARCH,
+            m=len(interior), lo=lo, hi=hi, scale=scale)
+    program.run()
+    return hist, edges
+
+
+def bincount(x, weights=None, minlength: int = 0) -> Array:
+    """numpy.bincount for non-negative uint32/int32 values: counts (uint32) of each value
+    0..max(x), at least `minlength` bins; with weights, their sums (weights' dtype)."""
+    arr = as_input(x, (U32, I32)).ravel()
+    w = _as_weights(weights, arr)
+    minlength = int(minlength)
+    if minlength < 0:
+        raise ValueError("'minlength' must not be negative")
+    if arr.size:
+        mn, mx = _data_range(arr)
+        if int(mn) < 0:
+            raise ValueError("'list' argument must have no negative elements")
+        nbins = max(int(mx) + 1, minlength)
+    else:
+        nbins = minlength
+    out_dt = U32 if w is None else w.dtype
+    hist = empty((nbins,), out_dt, arr.device)
+    if arr.size == 0:
+        return hist
+    program = Program(arr.device, label="bincount")
+    dummy = empty((4,), arr.dtype, arr.device)  # MODE_DIRECT never reads thresholds
+    _record(program, arr, w, dummy, hist, nbins, MODE_DIRECT)
+    program.run()
+    return hist

@@ -1,0 +1,159 @@
+"""LSD radix sort: records the dispatch chain of kernels/radix_sort.wgsl into a Program.
+
+Keys are 32 bits, sorted 8 bits per pass (at most 4 passes). One pass is
+  radix count (1 dispatch) -> radix scan (the scan recorder: 1 dispatch for up to 16
+  tiles, 3 or more beyond) -> radix scatter (1 dispatch),
+and the passes follow each other in the same Program, so a whole sort is one submit.
+Keys move between two buffers (the output and one temporary), transformed to an
+order-preserving u32 by the first pass and back by the last one.
+
+Passes whose digit is equal in every key change nothing and can be skipped. Knowing
+which ones needs the keys: `probe()` runs one read-only dispatch (OR and AND of all
+transformed keys) and reads 8 bytes back, which costs one sync with the GPU; the
+one-shot functions of ops/sort.py do it for inputs of more than one tile.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from wgprim.array import Array
+from wgprim.device import Device
+from wgprim.ops.scan import _Recorder as ScanRecorder
+from wgprim.program import Program, flush_batch, get_pipeline, kernel_source
+
+WG = 256
+RADIX = 256
+DIGIT_BITS = 8
+ALL_DIGITS = (0, 1, 2, 3)
+
+KIND = {np.dtype(np.uint32): 0, np.dtype(np.int32): 1, np.dtype(np.float32): 2}
+DESCENDING = 4
+TRANSFORM_IN, TRANSFORM_OUT, INDEX_VALUES = 1, 2, 4
+
+
+def items_per_invocation(device: Device) -> int:
+    """Keys per invocation: the largest of 16, 8, 4 whose scatter tile fits workgroup memory."""
+    for items in (16, 8, 4):
+        tile = WG * items
+        scatter_bytes = 4 * (tile + tile // 32) + 4 * (8 * WG + RADIX + WG)
+        if scatter_bytes <= device.max_workgroup_storage:
+            return items
+    raise ValueError("this device's workgroup memory is too small for the radix sort")
+
+
+def preamble(device: Device, items: int) -> str:
+    """Constants and the block scan (subgroup path where the device has subgroups)."""
+    constants = f"const WG: u32 = {WG}u;\nconst ITEMS: u32 = {items}u;\n" + kernel_source("radix_keys")
+    if device.has_subgroups:
+        # Naga (wgpu 0.32) takes subgroup builtins without `enable subgroups;` and rejects
+        # the directive as not yet implemented; the device feature is what enables them.
+        return constants + kernel_source("radix_block_scan_subgroup")
+    return constants + kernel_source("radix_block_scan_workgroup")
+
+
+def varying_digits(key_or: int, key_and: int) -> tuple[int, ...]:
+    """Digits (0 = least significant) that differ between at least two keys."""
+    varying = key_or ^ key_and
+    return tuple(d for d in ALL_DIGITS if (varying >> (DIGIT_BITS * d)) & (RADIX - 1))
+
+
+class RadixSorter:
+    """Pipelines for one (device, key dtype, direction); records sorts into Programs."""
+
+    def __init__(self, device: Device, dtype: np.dtype, descending: bool = False):
+        self.device = device
+        self.dtype = np.dtype(dtype)
+        self.mode = KIND[self.dtype] | (DESCENDING if descending else 0)
+        self.items = items_per_invocation(device)
+        self.tile = WG * self.items
+        pre = preamble(device, self.items)
+        self.pipes = {
+            e: get_pipeline(device, "radix_sort", pre, e)
+            for e in ("radix_probe", "radix_count", "radix_scatter_keys", "radix_scatter_pairs")
+        }
+        self.scan = ScanRecorder(device, np.dtype(np.uint32), "sum")
+
+    def tiles(self, n: int) -> int:
+        return -(-n // self.tile)
+
+    def check_size(self, n: int) -> None:
+        # The scatter writes anywhere in the output, so the whole key (and value) array
+        # must fit one storage binding.
+        if 4 * n > self.device.max_binding_bytes:
+            raise ValueError(
+                f"radix sort of {n} keys needs one storage binding of {4 * n} bytes; this device "
+                f"binds at most {self.device.max_binding_bytes} bytes ({self.device.max_binding_bytes // 4} keys)"
+            )
+
+    # -- probe --------------------------------------------------------------------------
+    def record_probe(self, p: Program, keys: Array, bits) -> None:
+        """Add the OR/AND dispatch; `bits` (8 bytes) must hold (0, 0xffffffff) beforehand."""
+        n, tiles = keys.size, self.tiles(keys.size)
+        params = p.params(n, tiles, tiles, 0, TRANSFORM_IN, self.mode)
+        p.dispatch("radix probe", self.pipes["radix_probe"], {0: params, 1: keys.buffer, 7: bits}, tiles)
+
+    def probe(self, keys: Array) -> tuple[int, ...]:
+        """The digits worth a pass for these keys (runs one dispatch and waits for it)."""
+        self.check_size(keys.size)
+        p = Program(self.device, label="radix probe")
+        bits = p.temp(16)
+        self.device.device.queue.write_buffer(bits, 0, np.array([0, 0xFFFFFFFF, 0, 0], np.uint32))
+        self.record_probe(p, keys, bits)
+        flush_batch(self.device)
+        encoder = self.device.device.create_command_encoder()
+        p.encode(encoder)
+        self.device.device.queue.submit([encoder.finish()])
+        raw = np.frombuffer(self.device.device.queue.read_buffer(bits, 0, 8), np.uint32)
+        p.release()
+        return varying_digits(int(raw[0]), int(raw[1]))
+
+    # -- sort ---------------------------------------------------------------------------
+    def temp_bytes(self, n: int, with_values: bool) -> dict:
+        counts = 4 * RADIX * self.tiles(n)
+        return {"keys": 4 * n, "values": 4 * n if with_values else 0, "counts": counts}
+
+    def record(self, p: Program, keys_in: Array, keys_out: Array, vals_in: Array | None = None,
+               vals_out: Array | None = None, index_values: bool = False,
+               digits: tuple[int, ...] = ALL_DIGITS, temps: dict | None = None) -> None:
+        """Add the passes sorting keys_in into keys_out (and values along, when vals_out is
+        given: from vals_in, or the key indices with `index_values`). `digits`: the passes to
+        run, least significant first (at least one pass always runs: it writes the output).
+        `temps`: buffers named as in temp_bytes() (a plan's own), else Program temporaries."""
+        n = keys_in.size
+        if n == 0:
+            return
+        self.check_size(n)
+        digits = tuple(sorted(digits)) or (0,)
+        pairs = vals_out is not None
+        sizes = self.temp_bytes(n, pairs)
+        temps = temps or {k: p.temp(v) for k, v in sizes.items() if v}
+        tiles = self.tiles(n)
+        counts = Array(temps["counts"], np.dtype(np.uint32), (RADIX * tiles,), self.device)
+        offsets = Array(p.temp(4 * RADIX * tiles) if "offsets" not in temps else temps["offsets"],
+                        np.dtype(np.uint32), (RADIX * tiles,), self.device)
+        # Ping-pong so that the last pass lands in keys_out.
+        key_bufs = [keys_out.buffer, temps["keys"]]
+        val_bufs = [vals_out.buffer, temps["values"]] if pairs else []
+        passes = len(digits)
+        src_k = keys_in.buffer
+        src_v = vals_in.buffer if (pairs and not index_values) else keys_in.buffer  # unused when indices
+        for i, d in enumerate(digits):
+            first, last = i == 0, i == passes - 1
+            dst = (passes - 1 - i) % 2  # 0 (the output) for the last pass
+            flags = (TRANSFORM_IN if first else 0) | (TRANSFORM_OUT if last else 0)
+            if pairs and first and index_values:
+                flags |= INDEX_VALUES
+            params = p.params(n, tiles, tiles, DIGIT_BITS * d, flags, self.mode)
+            p.dispatch("radix count", self.pipes["radix_count"], {0: params, 1: src_k, 2: counts.buffer}, tiles)
+            first_scan_step = len(p.steps)
+            self.scan.record(p, counts, offsets, exclusive=True)
+            for step in p.steps[first_scan_step:]:
+                step.label = "radix scan"
+            bindings = {0: params, 1: src_k, 3: offsets.buffer, 4: key_bufs[dst]}
+            if pairs:
+                bindings.update({5: src_v, 6: val_bufs[dst]})
+                p.dispatch("radix scatter", self.pipes["radix_scatter_pairs"], bindings, tiles)
+                src_v = val_bufs[dst]
+            else:
+                p.dispatch("radix scatter", self.pipes["radix_scatter_keys"], bindings, tiles)
+            src_k = key_bufs[dst]

@@ -1,0 +1,223 @@
+"""Selection: compact (x[mask]), nonzero, unique, run_length_encode.
+
+compact(x, mask) keeps the order (kernels/select.wgsl): count set flags per tile ->
+exclusive scan of the tile counts (ops/scan.py, recorded into the same Program) ->
+scatter, where each workgroup ranks its flags inside its tile and writes each kept
+element at tile prefix + rank. One Program, one submit; the number of kept elements is
+read back afterwards (the result's size depends on it, as for numpy and CuPy).
+
+compact(x, mask, ordered=False) is the append-buffer form: one dispatch in which each
+workgroup reserves its output range with one atomicAdd on a global counter. The set of
+elements is exact; the order of the tiles in the output is whatever order the
+workgroups ran in (inside a tile the order is kept).
+
+Results live in a buffer sized for the worst case (every element kept) when the input
+fits one storage binding; larger inputs are compacted chunk by chunk and the pieces
+copied into an exactly sized result.
+
+unique(x) = sort -> mark run starts -> compact; run_length_encode(x) = mark run starts
+-> compact values and start indices -> lengths from adjacent starts.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from wgprim.array import Array, check_dtype, empty
+from wgprim.ops.common import as_input, chunks
+from wgprim.program import Program, get_pipeline
+
+U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
+BOOL = np.dtype(np.bool_)
+VALUE_TYPES = (U32, I32, F32)
+WGSL = {U32: "u32", I32: "i32", F32: "f32"}
+
+WG = 256
+TILE = WG * 4 * 4  # elements per workgroup: 4 mask words (16 flags) per invocation
+
+
+def _as_mask(mask, n: int | None = None, shape=None) -> Array:
+    m = as_input(mask)
+    if m.dtype != BOOL:
+        raise TypeError(f"mask must be a bool array, not {m.dtype}")
+    if shape is not None and tuple(m.shape) != tuple(shape):
+        raise ValueError(f"mask shape {m.shape} does not match the array's shape {tuple(shape)}")
+    return m
+
+
+def _compact_program(x: Array | None, mask: Array, ordered: bool):
+    """Record the compaction of x (None: indices) by mask. Returns (program, outputs per
+    chunk, totals array with one count per chunk)."""
+    dev = mask.device
+    n = mask.size
+    dt = U32 if x is None else x.dtype
+    kind = "indices" if x is None else "values"
+    preamble = f"alias T = {WGSL[dt]};\n"
+    consts = {"WG": WG}
+    program = Program(dev, label="compact" if ordered else "compact unordered")
+    parts = chunks(n, 4, TILE, dev)
+    totals = empty((len(parts),), U32, dev)  # zero-filled: the append counters start at 0
+    outs = []
+    for slot, c in enumerate(parts):
+        out = empty((c.count,), dt, dev)
+        outs.append(out)
+        groups = -(-c.count // TILE)
+        bind = {1: c.view(mask), 5: out.buffer}
+        if x is not None:
+            bind[4] = c.view(x)
+        if ordered:
+            from wgprim.ops.scan import _Recorder
+
+            counts = Array(program.temp(4 * groups), U32, (groups,), dev)
+            prefix = Array(program.temp(4 * groups), U32, (groups,), dev)
+            count_pipe = get_pipeline(dev, "select", preamble, "select_count", consts)
+            program.dispatch("compact count", count_pipe,
+                             {0: program.params(c.count, groups, c.start, slot), 1: c.view(mask), 2: counts.buffer},
+                             groups)
+            _Recorder(dev, U32, "sum").record(program, counts, prefix, exclusive=True)
+            pipe = get_pipeline(dev, "select", preamble, f"select_scatter_{kind}", consts)
+            bind.update({0: program.params(c.count, groups, c.start, slot), 3: prefix.buffer, 7: totals.buffer})
+            program.dispatch(f"compact scatter {kind}", pipe, bind, groups)
+        else:
+            pipe = get_pipeline(dev, "select", preamble, f"select_append_{kind}", consts)
+            bind.update({0: program.params(c.count, groups, c.start, slot), 6: totals.buffer})
+            program.dispatch(f"compact append {kind}", pipe, bind, groups)
+    return program, outs, totals
+
+
+def _gather_outputs(outs: list[Array], counts: np.ndarray, dt: np.dtype) -> Array:
+    """One Array of the kept elements: the single chunk's buffer as is, or the chunks'
+    pieces copied one after the other into an exactly sized Array."""
+    if len(outs) == 1:
+        o = outs[0]
+        return Array(o.buffer, dt, (int(counts[0]),), o.device)
+    dev = outs[0].device
+    result = empty((int(counts.sum()),), dt, dev)
+    encoder = dev.device.create_command_encoder()
+    offset = 0
+    for o, k in zip(outs, counts):
+        if k:
+            encoder.copy_buffer_to_buffer(o.buffer, 0, result.buffer, offset, int(k) * dt.itemsize)
+            offset += int(k) * dt.itemsize
+    dev.device.queue.submit([encoder.finish()])
+    return result
+
+
+def _select(x: Array | None, mask: Array, ordered: bool = True) -> Array:
+    dt = U32 if x is None else x.dtype
+    if mask.size == 0:
+        return empty((0,), dt, mask.device)
+    program, outs, totals = _compact_program(x, mask, ordered)
+    program.run()
+    return _gather_outputs(outs, totals.numpy(), dt)
+
+
+def compact(x, mask, ordered: bool = True) -> Array:
+    """x[mask] for a bool mask of x's shape: the kept elements, flattened, in order.
+    ordered=False: the append-buffer form (same elements, order of tiles unspecified)."""
+    arr = as_input(x, VALUE_TYPES)
+    m = _as_mask(mask, shape=arr.shape)
+    return _select(arr.ravel(), m.ravel(), ordered)
+
+
+def nonzero(mask, ordered: bool = True) -> Array:
+    """The flat indices of the True elements of a bool mask: np.flatnonzero(mask) (for a
+    1-D mask, np.nonzero(mask)[0]). uint32 indices."""
+    m = _as_mask(mask)
+    return _select(None, m.ravel(), ordered)
+
+
+# -- runs: unique and run_length_encode ----------------------------------------------
+def _runs_preamble(dt: np.dtype) -> str:
+    t = WGSL[dt]
+    if dt == F32:  # NaN equals NaN here, as numpy's unique(equal_nan=True)
+        same = ("fn is_nan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }\n"
+                "fn same(a: T, b: T) -> bool { return a == b || (is_nan(a) && is_nan(b)); }\n")
+    else:
+        same = "fn same(a: T, b: T) -> bool { return a == b; }\n"
+    return f"alias T = {t};\n" + same
+
+
+def _runs_step(program: Program, entry: str, dt: np.dtype, bindings: dict, n: int, total: int = 0,
+               per_invocation: int = 1) -> None:
+    groups = -(-n // (WG * per_invocation))
+    pipe = get_pipeline(program.device, "select_runs", _runs_preamble(dt), entry, {"WG": WG})
+    program.dispatch(entry.replace("_", " "), pipe, {0: program.params(n, groups, total), **bindings}, groups)
+
+
+def _run_starts(s: Array) -> Array:
+    """A bool mask: True where s[i] starts a run of equal values."""
+    mask = empty((s.size,), BOOL, s.device)
+    program = Program(s.device, label="mark runs")
+    _runs_step(program, "mark_runs", s.dtype, {1: s.buffer, 2: mask.buffer}, s.size, per_invocation=4)
+    program.run()
+    return mask
+
+
+def _values_and_counts(s: Array, want_counts: bool):
+    starts_mask = _run_starts(s)
+    values = _select(s, starts_mask)
+    if not want_counts:
+        return values, None
+    starts = _select(None, starts_mask)
+    lengths = empty((starts.size,), U32, s.device)
+    program = Program(s.device, label="run lengths")
+    _runs_step(program, "run_lengths", s.dtype, {4: starts.buffer, 5: lengths.buffer}, starts.size, total=s.size)
+    program.run()
+    return values, lengths
+
+
+def run_length_encode(x):
+    """(values, counts) of the runs of equal adjacent elements of the flattened x.
+    NaNs next to each other form one run. counts are uint32."""
+    arr = as_input(x, VALUE_TYPES).ravel()
+    if arr.size == 0:
+        return empty((0,), arr.dtype, arr.device), empty((0,), U32, arr.device)
+    return _values_and_counts(arr, want_counts=True)
+
+
+def unique(x, return_counts: bool = False, return_inverse: bool = False):
+    """numpy.unique of the flattened x: the sorted distinct values (NaNs collapse into
+    one, as numpy's default equal_nan=True). With return_inverse, uint32 indices into the
+    unique values with x's shape; with return_counts, uint32 counts. Returns a tuple in
+    numpy's order (unique, inverse, counts) when either is asked for."""
+    from wgprim.ops.sort import argsort, sort
+
+    arr = as_input(x, VALUE_TYPES)
+    flat = arr.ravel()
+    n = flat.size
+    dev = arr.device
+    if n == 0:
+        values, inverse, counts = empty((0,), arr.dtype, dev), empty(arr.shape, U32, dev), empty((0,), U32, dev)
+    elif return_inverse:
+        perm = argsort(flat)
+        s = empty((n,), flat.dtype, dev)
+        program = Program(dev, label="unique gather")
+        _runs_step(program, "gather", flat.dtype, {1: flat.buffer, 6: perm.buffer, 7: s.buffer}, n)
+        program.run()
+        values, counts = _values_and_counts(s, return_counts)
+        inverse = _inverse(s, perm, arr.shape)
+    else:
+        values, counts = _values_and_counts(sort(flat), return_counts)
+        inverse = None
+    result = (values,)
+    if return_inverse:
+        result += (inverse,)
+    if return_counts:
+        result += (counts,)
+    return result[0] if len(result) == 1 else result
+
+
+def _inverse(s: Array, perm: Array, shape) -> Array:
+    """inverse[perm[i]] = (number of run starts in s[0..i]) - 1: flags -> scan -> scatter."""
+    from wgprim.ops.scan import _Recorder
+
+    dev, n = s.device, s.size
+    program = Program(dev, label="unique inverse")
+    flags = Array(program.temp(4 * n), U32, (n,), dev)
+    ids = Array(program.temp(4 * n), U32, (n,), dev)
+    inverse = empty(shape, U32, dev)
+    _runs_step(program, "mark_runs_u32", s.dtype, {1: s.buffer, 3: flags.buffer}, n)
+    _Recorder(dev, U32, "sum").record(program, flags, ids, exclusive=False)
+    _runs_step(program, "scatter_inverse", s.dtype, {6: perm.buffer, 8: ids.buffer, 9: inverse.buffer}, n)
+    program.run()
+    return inverse

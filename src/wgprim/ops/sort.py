@@ -1,0 +1,180 @@
+"""Sorting: sort, argsort, sort_pairs and SortPlan for uint32, int32 and float32 keys.
+
+Semantics (those of numpy's stable sort, `np.sort` / `np.argsort(kind="stable")`):
+- NaN sorts after every number (last ascending, first descending).
+- -0.0 and +0.0 are equal keys: argsort and sort_pairs keep them in input order. Sorted
+  float keys come back with every zero as +0.0 and every NaN as the quiet NaN 0x7fc00000
+  (equal to np.sort's result under ==, NaNs in the same places).
+- descending: largest first, equal keys still in input order (so it is not the reverse
+  of the ascending result).
+- Input is one-dimensional; anything else raises ValueError (use `.ravel()` to sort all
+  elements). Other key dtypes raise TypeError.
+- argsort returns uint32 indices.
+
+Methods: "radix" (default, ops/radix_sort.py, stable, any length up to one storage binding)
+and "bitonic" (ops/bitonic.py, the sorting network; keys only, not stable — equal keys
+are indistinguishable in `sort`'s output, so that does not show).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from wgprim.array import Array, empty
+from wgprim.device import get_device
+from wgprim.ops.common import as_input
+from wgprim.ops.radix_sort import ALL_DIGITS, RadixSorter
+from wgprim.program import BufferPool, Program
+
+U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
+KEY_DTYPES = (U32, I32, F32)
+VALUE_DTYPES = (U32, I32, F32)
+METHODS = ("radix", "bitonic")
+
+
+def _one_dimensional(x, what: str, allowed) -> Array:
+    arr = as_input(x, allowed)
+    if arr.ndim != 1:
+        raise ValueError(f"{what} must be one-dimensional, got shape {arr.shape} (use .ravel() to sort every element)")
+    return arr
+
+
+def _radix(device, dtype, descending: bool) -> RadixSorter:
+    """RadixSorter cached per device (pipelines are cached anyway; this keeps the lookups out
+    of the hot path)."""
+    cache = device.cache("radix sorters")
+    key = (dtype, bool(descending), device.has_subgroups)
+    if key not in cache:
+        cache[key] = RadixSorter(device, dtype, descending)
+    return cache[key]
+
+
+def _digits(sorter: RadixSorter, keys: Array) -> tuple[int, ...]:
+    # For a single tile every pass is one small dispatch chain: not worth a sync.
+    return sorter.probe(keys) if keys.size > sorter.tile else ALL_DIGITS
+
+
+def sort(x, descending: bool = False, method: str = "radix") -> Array:
+    """A sorted copy of the 1-D `x` (uint32, int32 or float32), as numpy's np.sort."""
+    if method not in METHODS:
+        raise ValueError(f"unknown sort method {method!r}; methods: {', '.join(METHODS)}")
+    keys = _one_dimensional(x, "sort input", KEY_DTYPES)
+    out = empty((keys.size,), keys.dtype, keys.device)
+    if keys.size == 0:
+        return out
+    program = Program(keys.device, label=f"{method} sort")
+    if method == "bitonic":
+        from wgprim.ops.bitonic import BitonicSorter
+
+        BitonicSorter(keys.device, keys.dtype, descending).record(program, keys, out)
+    else:
+        sorter = _radix(keys.device, keys.dtype, descending)
+        sorter.record(program, keys, out, digits=_digits(sorter, keys))
+    program.run()
+    return out
+
+
+def sort_pairs(keys, values, descending: bool = False) -> tuple[Array, Array]:
+    """(sorted keys, values in the same order): a stable sort of `values` by `keys`.
+    Values may be any 32-bit dtype (uint32, int32, float32), e.g. an index array."""
+    k = _one_dimensional(keys, "keys", KEY_DTYPES)
+    v = _one_dimensional(values, "values", VALUE_DTYPES)
+    if v.size != k.size:
+        raise ValueError(f"keys and values differ in length: {k.size} and {v.size}")
+    keys_out = empty((k.size,), k.dtype, k.device)
+    vals_out = empty((v.size,), v.dtype, k.device)
+    if k.size == 0:
+        return keys_out, vals_out
+    sorter = _radix(k.device, k.dtype, descending)
+    program = Program(k.device, label="sort pairs")
+    sorter.record(program, k, keys_out, v, vals_out, digits=_digits(sorter, k))
+    program.run()
+    return keys_out, vals_out
+
+
+def argsort(x, descending: bool = False) -> Array:
+    """uint32 indices that sort the 1-D `x` stably, as np.argsort(x, kind="stable")."""
+    k = _one_dimensional(x, "argsort input", KEY_DTYPES)
+    idx = empty((k.size,), U32, k.device)
+    if k.size == 0:
+        return idx
+    sorter = _radix(k.device, k.dtype, descending)
+    program = Program(k.device, label="argsort")
+    keys_out = Array(program.temp(4 * k.size), k.dtype, (k.size,), k.device)
+    sorter.record(program, k, keys_out, None, idx, index_values=True, digits=_digits(sorter, k))
+    program.run()
+    return idx
+
+
+class SortPlan:
+    """A radix sort built once for (n, dtype, what, descending) and run many times with no
+    new pipelines or buffers.
+
+    what: "keys" (call plan(x) -> sorted keys), "pairs" (plan(keys, values) -> (keys,
+    values)) or "argsort" (plan(x) -> indices). Results are the plan's own Arrays,
+    overwritten by the next run. `skip_digits=True` probes the keys on every run (one sync
+    with the GPU) and skips the passes whose digit is equal in every key; the default runs
+    all four passes without waiting for anything. `profile=True` on a call also returns
+    the GPU time per step ("radix count", "radix scan", "radix scatter").
+    """
+
+    def __init__(self, n: int, dtype, what: str = "keys", descending: bool = False, skip_digits: bool = False):
+        device = get_device()
+        self.dtype = np.dtype(dtype)
+        if self.dtype not in KEY_DTYPES:
+            raise TypeError(f"dtype {self.dtype} is not supported for sort keys; supported: uint32, int32, float32")
+        if what not in ("keys", "pairs", "argsort"):
+            raise ValueError(f"what must be 'keys', 'pairs' or 'argsort', not {what!r}")
+        self.n, self.what, self.skip_digits = int(n), what, bool(skip_digits)
+        if self.n <= 0:
+            raise ValueError("a sort plan needs n > 0")
+        self.device = device
+        self.sorter = _radix(device, self.dtype, descending)
+        self.sorter.check_size(self.n)
+        self._pool = BufferPool(device)
+        sizes = self.sorter.temp_bytes(self.n, what != "keys")
+        sizes["offsets"] = sizes["counts"]
+        self._temps = {k: self._pool.take(v, _storage()) for k, v in sizes.items() if v}
+        self.keys = empty((self.n,), self.dtype, device)
+        self.values = None if what == "keys" else empty((self.n,), U32, device)
+        self._programs: dict = {}
+
+    def _program(self, keys: Array, values: Array | None, vals_out: Array | None, digits) -> Program:
+        key = (id(keys.buffer), id(values.buffer) if values is not None else None,
+               id(vals_out.buffer) if vals_out is not None else None, digits)
+        if key not in self._programs:
+            if len(self._programs) >= 8:  # new input buffers every call: keep a few
+                for old, _, _ in self._programs.values():
+                    old.release()
+                self._programs.clear()
+            program = Program(self.device, label="sort plan", transient=False, pool=self._pool)
+            self.sorter.record(program, keys, self.keys, values, vals_out,
+                               index_values=self.what == "argsort", digits=digits, temps=self._temps)
+            self._programs[key] = (program, keys, values)  # keep bound buffers alive
+        return self._programs[key][0]
+
+    def __call__(self, keys, values=None, profile: bool = False):
+        k = _one_dimensional(keys, "keys", (self.dtype,))
+        if k.size != self.n:
+            raise ValueError(f"plan is for {self.n} keys, got {k.size}")
+        v = vals_out = None
+        if self.what == "pairs":
+            if values is None:
+                raise ValueError("a 'pairs' plan needs values")
+            v = _one_dimensional(values, "values", VALUE_DTYPES)
+            if v.size != self.n:
+                raise ValueError(f"plan is for {self.n} values, got {v.size}")
+            if self.values.dtype != v.dtype:
+                self.values = Array(self.values.buffer, v.dtype, (self.n,), self.device)
+            vals_out = self.values
+        elif self.what == "argsort":
+            vals_out = self.values
+        digits = self.sorter.probe(k) if self.skip_digits else ALL_DIGITS
+        times = self._program(k, v, vals_out, digits).run(profile=profile)
+        result = {"keys": self.keys, "pairs": (self.keys, self.values), "argsort": self.values}[self.what]
+        return (result, times) if profile else result
+
+
+def _storage():
+    import wgpu
+
+    return wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST

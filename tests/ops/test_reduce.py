@@ -1,0 +1,186 @@
+"""Reductions against numpy: every operator and dtype, awkward sizes, NaN, errors."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import wgprim
+from wgprim.device import binding_limit
+from wgprim.ops.reduce import ReducePlan, prod_error_bound, sum_error_bound
+
+from support import AWKWARD_SIZES, random_values
+
+DTYPES = [np.float32, np.int32, np.uint32]
+BITWISE = {"bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor}
+
+
+def numpy_reduce(x, op):
+    if op == "sum":
+        return x.sum(dtype=x.dtype) if x.dtype.kind in "iu" else x.astype(np.float64).sum()
+    if op == "prod":
+        return x.prod(dtype=x.dtype) if x.dtype.kind in "iu" else x.astype(np.float64).prod()
+    if op in BITWISE:
+        return BITWISE[op].reduce(x)
+    return getattr(np, op)(x)
+
+
+def assert_reduce(x, op, got):
+    ref = numpy_reduce(x, op)
+    if x.dtype.kind == "f" and op == "sum":
+        assert abs(float(got) - float(ref)) <= sum_error_bound(x.size, np.abs(x.astype(np.float64)).sum())
+    elif x.dtype.kind == "f" and op == "prod":
+        assert abs(float(got) - float(ref)) <= prod_error_bound(x.size) * abs(float(ref)) + 1e-38
+    else:
+        assert got == ref, (op, x.dtype, x.size, got, ref)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [s for s in AWKWARD_SIZES if s])
+def test_every_operator_at_awkward_sizes(n, dtype, rng):
+    x = random_values(rng, n, dtype)
+    gx = wgprim.asarray(x)
+    ops = ["sum", "min", "max", "argmin", "argmax"] + ([] if x.dtype.kind == "f" else list(BITWISE) + ["prod"])
+    for op in ops:
+        assert_reduce(x, op, wgprim.reduce(gx, op).item())
+
+
+@pytest.mark.parametrize("n", [1, 257, 4097, 100_003])
+def test_float_prod_within_bound(n, rng):
+    x = rng.uniform(0.99, 1.01, n).astype(np.float32)
+    assert_reduce(x, "prod", wgprim.prod(x).item())
+
+
+def test_large_input_needs_an_intermediate_level(rng):
+    # More partials than the final workgroup takes (8192): one reduce_partials level.
+    n = 2048 * 4096 * 5 + 17
+    x = rng.integers(-50, 50, n).astype(np.int32)
+    assert wgprim.sum(x).item() == x.sum()
+    assert wgprim.argmax(x).item() == np.argmax(x)
+
+
+def test_integer_sum_wraps_modulo_2_32():
+    x = np.full(1000, 2**31 - 1, np.int32)
+    assert wgprim.sum(x).item() == x.sum(dtype=np.int32)
+    u = np.full(1000, 2**32 - 1, np.uint32)
+    assert wgprim.sum(u).item() == u.sum(dtype=np.uint32)
+
+
+def test_arg_ties_give_first_index():
+    x = np.zeros(10_000, np.int32)
+    x[[17, 5000, 9000]] = 7
+    x[[33, 6000]] = -7
+    assert wgprim.argmax(x).item() == 17
+    assert wgprim.argmin(x).item() == 33
+
+
+@pytest.mark.parametrize("n", [5, 4097, 70_000])
+def test_nan_propagates_like_numpy(n, rng):
+    x = rng.standard_normal(n).astype(np.float32)
+    x[[n // 3, n - 1]] = np.nan
+    assert np.isnan(wgprim.min(x).item()) and np.isnan(wgprim.max(x).item())
+    assert wgprim.argmin(x).item() == np.argmin(x) == n // 3
+    assert wgprim.argmax(x).item() == np.argmax(x) == n // 3
+    assert np.isnan(wgprim.sum(x).item())
+
+
+def test_infinities_and_extremes():
+    x = np.array([1, np.inf, -np.inf, 3], np.float32)
+    assert wgprim.max(x).item() == np.inf and wgprim.min(x).item() == -np.inf
+    assert wgprim.argmin(x).item() == 2
+    i = np.array([0, np.iinfo(np.int32).min, np.iinfo(np.int32).max], np.int32)
+    assert wgprim.min(i).item() == i.min() and wgprim.max(i).item() == i.max()
+    # A lone extreme value equals the identity of min/max: still found at its index.
+    assert wgprim.argmax(np.array([np.iinfo(np.int32).min] * 3, np.int32)).item() == 0
+    assert wgprim.argmin(np.array([np.inf, np.inf], np.float32)).item() == 0
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_empty_input(dtype):
+    x = np.zeros(0, dtype)
+    assert wgprim.sum(x).item() == 0
+    assert wgprim.prod(x).item() == 1
+    for f in (wgprim.min, wgprim.max, wgprim.argmin, wgprim.argmax):
+        with pytest.raises(ValueError):
+            f(x)
+
+
+def test_custom_monoid():
+    x = np.arange(1, 10_001, dtype=np.uint32)
+    # sum of squares modulo 2^32 is not a built-in: lift is the identity, so square first.
+    maxabs = wgprim.Monoid("max(abs(a), abs(b))", identity=0)
+    y = np.array([3, -9, 4], np.int32)
+    assert wgprim.reduce(y, maxabs).item() == 9
+    assert wgprim.reduce(x, wgprim.Monoid("a + b", identity=0)).item() == x.sum(dtype=np.uint32)
+    with pytest.raises(ValueError):
+        wgprim.Monoid("a + b; }", identity=0)
+    with pytest.raises(wgprim.WgprimError):
+        wgprim.reduce(x, wgprim.Monoid("a +* b", identity=0))
+
+
+def test_multidimensional_input_reduces_everything(rng):
+    x = random_values(rng, 3 * 5 * 7, np.int32).reshape(3, 5, 7)
+    assert wgprim.max(x).item() == x.max()
+    assert wgprim.argmax(x).item() == x.argmax()
+
+
+def test_errors():
+    with pytest.raises(TypeError, match="supported"):
+        wgprim.sum(np.zeros(4, np.float64))
+    with pytest.raises(TypeError):
+        wgprim.sum(np.zeros(4, bool))
+    with pytest.raises(TypeError):
+        wgprim.reduce(np.zeros(4, np.float32), "bitwise_and")
+    with pytest.raises(ValueError, match="unknown operator"):
+        wgprim.reduce(np.zeros(4, np.float32), "median")
+
+
+def test_chunked_input_larger_than_one_binding(rng):
+    x = random_values(rng, 50_001, np.int32)
+    with binding_limit(16384 * 2):  # two tiles per binding: 7 chunks
+        assert wgprim.sum(x).item() == x.sum(dtype=np.int32)
+        assert wgprim.argmin(x).item() == x.argmin()
+        assert wgprim.max(x).item() == x.max()
+
+
+def test_plan_reuses_pipelines_and_buffers(device, rng):
+    x = random_values(rng, 100_000, np.uint32)
+    plan = ReducePlan(x.size, np.uint32, "max")
+    gx = wgprim.asarray(x)
+    assert plan(gx).item() == x.max()
+    pipelines = len(device.cache("pipelines"))
+    held = list(plan._plan.program.held)
+    for _ in range(3):
+        y = random_values(rng, x.size, np.uint32)
+        assert plan(y).item() == y.max()
+    assert len(device.cache("pipelines")) == pipelines
+    assert sorted(id(b) for b in plan._plan.program.held) == sorted(id(b) for b in held)
+    with pytest.raises(ValueError):
+        plan(np.zeros(5, np.uint32))
+
+
+def test_profile_reports_each_step(device, rng):
+    plan = ReducePlan(10_000, np.float32, "sum")
+    out, times = plan(rng.standard_normal(10_000).astype(np.float32), profile=True)
+    if device.has_timestamps:
+        assert [t.label for t in times] == ["reduce tiles", "reduce final"]
+        assert all(t.ms >= 0 for t in times)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(-(2**31), 2**31 - 1), min_size=1, max_size=3000),
+       st.sampled_from(["sum", "min", "max", "argmin", "argmax", "bitwise_xor"]))
+def test_hypothesis_int32(values, op):
+    x = np.array(values, np.int32)
+    assert_reduce(x, op, wgprim.reduce(x, op).item())
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.floats(-1e6, 1e6, width=32) | st.just(float("nan")), min_size=1, max_size=3000),
+       st.sampled_from(["sum", "min", "max", "argmin", "argmax"]))
+def test_hypothesis_float32(values, op):
+    x = np.array(values, np.float32)
+    got = wgprim.reduce(x, op).item()
+    ref = numpy_reduce(x, op)
+    if np.isnan(ref):
+        assert np.isnan(got)
+    else:
+        assert_reduce(x, op, got)

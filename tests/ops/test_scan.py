@@ -1,0 +1,151 @@
+"""Scans against numpy: every operator and dtype, inclusive and exclusive, awkward sizes,
+several levels, chunked inputs, both block-scan paths (subgroups and barriers)."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import wgprim
+from wgprim.device import binding_limit
+from wgprim.ops.scan import ScanPlan, cumsum_error_bound
+
+from support import AWKWARD_SIZES, random_values
+
+DTYPES = [np.float32, np.int32, np.uint32]
+UFUNC = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum,
+         "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor}
+
+
+def identity(op, dtype):
+    from wgprim.ops.operators import identity_value
+    return identity_value(op, np.dtype(dtype))
+
+
+def numpy_scan(x, op, exclusive):
+    inclusive = UFUNC[op].accumulate(x, dtype=x.dtype)
+    if not exclusive or x.size == 0:
+        return inclusive
+    return np.concatenate([[identity(op, x.dtype)], inclusive[:-1]]).astype(x.dtype)
+
+
+def assert_scan(x, op, exclusive, got):
+    if x.dtype.kind == "f" and op == "sum":
+        ref = np.cumsum(x.astype(np.float64))
+        bound = cumsum_error_bound(np.cumsum(np.abs(x.astype(np.float64))))
+        if exclusive:
+            ref, bound = np.concatenate([[0.0], ref[:-1]]), np.concatenate([[0.0], bound[:-1]])
+        assert np.all(np.abs(got - ref) <= bound)
+    else:
+        np.testing.assert_array_equal(got, numpy_scan(x, op, exclusive))
+
+
+@pytest.fixture(params=["subgroups", "barriers"])
+def lanes_path(request, device, monkeypatch):
+    """Run a test with each block-scan path (the subgroup one only where it exists)."""
+    probes = device.cache("probes")
+    saved = probes.get("subgroups")
+    from wgprim.program import consecutive_subgroups
+    if request.param == "subgroups":
+        if not consecutive_subgroups(device):
+            pytest.skip("adapter has no (consecutive) subgroups")
+    else:
+        probes["subgroups"] = False
+    yield request.param
+    if saved is None:
+        probes.pop("subgroups", None)
+    else:
+        probes["subgroups"] = saved
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", AWKWARD_SIZES)
+def test_cumsum_awkward_sizes(n, dtype, rng, lanes_path):
+    x = random_values(rng, n, dtype)
+    got = wgprim.cumsum(x).numpy()
+    assert got.shape == (n,) and got.dtype == x.dtype
+    assert_scan(x, "sum", False, got)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32])
+@pytest.mark.parametrize("op", ["prod", "min", "max", "bitwise_and", "bitwise_or", "bitwise_xor"])
+@pytest.mark.parametrize("exclusive", [False, True])
+def test_every_integer_operator(op, dtype, exclusive, rng):
+    x = random_values(rng, 4096 * 3 + 77, dtype)
+    assert_scan(x, op, exclusive, wgprim.scan(x, op, exclusive=exclusive).numpy())
+
+
+@pytest.mark.parametrize("op", ["sum", "min", "max"])
+@pytest.mark.parametrize("exclusive", [False, True])
+def test_float_operators(op, exclusive, rng):
+    x = random_values(rng, 10_001, np.float32)
+    assert_scan(x, op, exclusive, wgprim.scan(x, op, exclusive=exclusive).numpy())
+
+
+def test_float_prod_near_one(rng):
+    x = rng.uniform(0.999, 1.001, 5000).astype(np.float32)
+    got = wgprim.scan(x, "prod").numpy().astype(np.float64)
+    ref = np.cumprod(x.astype(np.float64))
+    assert np.all(np.abs(got - ref) <= np.arange(1, x.size + 1) * np.finfo(np.float32).eps * ref)
+
+
+def test_nan_propagates_in_min_max_scans():
+    x = np.array([3, 1, np.nan, 0, 5], np.float32)
+    np.testing.assert_array_equal(wgprim.scan(x, "min").numpy(), np.minimum.accumulate(x))
+    np.testing.assert_array_equal(wgprim.scan(x, "max").numpy(), np.maximum.accumulate(x))
+
+
+def test_three_levels(rng, lanes_path):
+    # 4096^2 + 3 elements: tile totals (4097) need a second level, its totals a third.
+    n = 4096 * 4096 + 3
+    x = rng.integers(-3, 4, n).astype(np.int32)
+    np.testing.assert_array_equal(wgprim.cumsum(x).numpy(), np.cumsum(x, dtype=np.int32))
+
+
+def test_non_commutative_monoid_keeps_order(rng, lanes_path):
+    # "last non-zero so far": associative, not commutative.
+    last = wgprim.Monoid("select(a, b, b != 0u)", identity=0)
+    x = rng.integers(0, 3, 50_000).astype(np.uint32) * rng.integers(0, 2, 50_000).astype(np.uint32)
+    idx = np.where(x != 0, np.arange(x.size), 0)
+    ref = x[np.maximum.accumulate(idx)]
+    ref[: np.argmax(x != 0) if x.any() else x.size] = 0
+    np.testing.assert_array_equal(wgprim.scan(x, last).numpy(), ref)
+
+
+def test_chunked_input_larger_than_one_binding(rng):
+    x = random_values(rng, 70_001, np.int32)
+    with binding_limit(16384 * 2):  # two tiles per binding
+        for exclusive in (False, True):
+            assert_scan(x, "sum", exclusive, wgprim.scan(x, exclusive=exclusive).numpy())
+
+
+def test_empty_and_multidimensional(rng):
+    assert wgprim.cumsum(np.zeros(0, np.float32)).numpy().shape == (0,)
+    x = random_values(rng, 60, np.int32).reshape(3, 4, 5)
+    np.testing.assert_array_equal(wgprim.cumsum(x).numpy(), np.cumsum(x, dtype=np.int32))
+
+
+def test_errors():
+    with pytest.raises(TypeError):
+        wgprim.cumsum(np.zeros(3, np.int64))
+    with pytest.raises(ValueError):
+        wgprim.scan(np.zeros(3, np.float32), "argmin")
+    with pytest.raises(TypeError):
+        wgprim.scan(np.zeros(3, np.float32), "bitwise_or")
+
+
+def test_plan_runs_without_new_pipelines_or_buffers(device, rng):
+    plan = ScanPlan(50_000, np.uint32, "sum", exclusive=True)
+    x = random_values(rng, 50_000, np.uint32)
+    assert_scan(x, "sum", True, plan(x).numpy())
+    pipelines, held = len(device.cache("pipelines")), sorted(id(b) for b in plan._plan.program.held)
+    y = random_values(rng, 50_000, np.uint32)
+    assert_scan(y, "sum", True, plan(y).numpy())
+    assert len(device.cache("pipelines")) == pipelines
+    assert sorted(id(b) for b in plan._plan.program.held) == held
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(0, 2**32 - 1), max_size=9000), st.booleans(),
+       st.sampled_from(["sum", "max", "bitwise_xor"]))
+def test_hypothesis_uint32(values, exclusive, op):
+    x = np.array(values, np.uint32)
+    assert_scan(x, op, exclusive, wgprim.scan(x, op, exclusive=exclusive).numpy())

@@ -1,0 +1,86 @@
+"""`wgprim simulate`: arguments, exit status, text and JSON output."""
+import argparse
+import builtins
+import json
+
+import pytest
+
+from wgprim.sim import cli
+
+
+def simulate_cli(*argv):
+    parser = argparse.ArgumentParser(prog="wgprim simulate")
+    cli.configure(parser)
+    return cli.run(parser.parse_args([str(a) for a in argv]))
+
+
+def test_deadlock_exits_zero_and_explains(capsys):
+    assert simulate_cli("spin-lock", "--workgroups", 10000, "--compute-units", 2,
+                        "--resident", 8) == 0
+    out = capsys.readouterr().out
+    assert "verdict: deadlock" in out
+    assert "workgroup 0 waits for 9999; 9999 is queued behind 9983 others" in out
+    assert "(the simulation agrees)" in out
+
+
+def test_completes_reports_makespan_and_utilization(capsys):
+    assert simulate_cli("two-dispatch", "-n", 100, "-c", 4, "-r", 4) == 0
+    out = capsys.readouterr().out
+    assert "verdict: completes, makespan 14" in out and "slot utilization" in out
+
+
+def test_json_is_one_object(capsys):
+    assert simulate_cli("global-barrier", "-n", 20, "-c", 1, "-r", 4, "--policy", "random",
+                        "--seed", 3, "--json") == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["scenario"] == "global-barrier" and out["verdict"] == "deadlock"
+    assert out["makespan"] is None and out["queued"] == 16 and len(out["waiting"]) == 4
+    assert out["predicted"] == "deadlock" and out["seed"] == 3
+
+
+def test_resident_derived_from_workgroup_resources(capsys):
+    simulate_cli("global-barrier", "-n", 8, "-c", 2, "--workgroup-size", 64,
+                 "--workgroup-memory", 16384, "--json")
+    out = json.loads(capsys.readouterr().out)
+    assert out["resident"] == 4 and out["verdict"] == "completes"
+
+
+@pytest.mark.parametrize("argv", [
+    ["spin-lock", "-n", "0"],
+    ["spin-lock", "-c", "-2"],
+    ["spin-lock", "-r", "x"],
+    ["spin-lock", "--policy", "fifo"],
+    ["no-such-scenario"],
+    ["spin-lock", "-r", "4", "--workgroup-size", "64"],
+    ["spin-lock", "--workgroup-size", "4096"],
+    ["spin-lock", "--plot", "/no/such/folder/t.png"],
+    ["spin-lock", "-n", str(cli.MAX_WORKGROUPS + 1)],
+])
+def test_bad_arguments_exit_2(argv, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        simulate_cli(*argv)
+    assert exit_info.value.code == 2
+    assert "error:" in capsys.readouterr().err
+
+
+def test_missing_matplotlib_says_how_to_install(monkeypatch, tmp_path, capsys):
+    real_import = builtins.__import__
+
+    def no_matplotlib(name, *args, **kwargs):
+        if name.startswith("matplotlib"):
+            raise ImportError("No module named 'matplotlib'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    with pytest.raises(SystemExit) as exit_info:
+        simulate_cli("spin-lock", "--plot", tmp_path / "t.png")
+    assert exit_info.value.code == 2
+    assert "pip install 'wgprim[plot]'" in capsys.readouterr().err
+
+
+def test_through_the_wgprim_command(capsys):
+    """The top-level CLI wires this module in."""
+    from wgprim.cli import main
+
+    assert main(["simulate", "spin-lock", "-n", "16", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["verdict"] == "completes"

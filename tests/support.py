@@ -1,0 +1,18 @@
+"""Shared test data: awkward sizes and random values per dtype."""
+import numpy as np
+
+# Sizes that cross every boundary of the kernels: empty, one element, one workgroup
+# (256 invocations), one reduce tile (4096), one scan tile (4096), several levels.
+AWKWARD_SIZES = [0, 1, 2, 3, 4, 5, 255, 256, 257, 1023, 1024, 1025, 4095, 4096, 4097,
+                 65535, 65536, 65537, 4096 * 17 + 3]
+
+
+def random_values(rng, n, dtype):
+    dtype = np.dtype(dtype)
+    if dtype == np.float32 or dtype == np.float16:
+        return (rng.standard_normal(n) * 100).astype(dtype)
+    if dtype == np.int32:
+        return rng.integers(-(2**31), 2**31, n, dtype=np.int64).astype(np.int32)
+    if dtype == np.uint32:
+        return rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    raise AssertionError(dtype)

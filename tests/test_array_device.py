@@ -1,0 +1,96 @@
+"""Array round trips, dtypes, device choice, batching, errors."""
+import numpy as np
+import pytest
+
+import wgprim
+from wgprim.program import Program, fold_grid
+
+
+@pytest.mark.parametrize("dtype", [np.uint32, np.int32, np.float32, np.bool_])
+@pytest.mark.parametrize("n", [0, 1, 3, 5, 1000])
+def test_round_trip(dtype, n, rng):
+    x = (rng.integers(0, 2, n) if dtype == np.bool_ else rng.integers(-100, 100, n)).astype(dtype)
+    a = wgprim.asarray(x)
+    assert (a.dtype, a.shape, a.size, a.nbytes) == (x.dtype, x.shape, x.size, x.nbytes)
+    np.testing.assert_array_equal(a.numpy(), x)
+
+
+def test_float16_where_available(device):
+    x = np.array([1.5, -2.25, 65504], np.float16)
+    if not device.has_f16:
+        with pytest.raises(TypeError, match="shader-f16"):
+            wgprim.asarray(x)
+        return
+    np.testing.assert_array_equal(wgprim.asarray(x).numpy(), x)
+    assert wgprim.max(x).item() == 65504
+    assert wgprim.argmin(x).item() == 1
+
+
+def test_shapes_and_scalars():
+    a = wgprim.asarray(np.arange(12, dtype=np.int32).reshape(3, 4))
+    assert a.shape == (3, 4) and len(a) == 3 and a.ndim == 2
+    assert a.reshape(-1, 6).shape == (2, 6)
+    with pytest.raises(ValueError):
+        a.reshape(5, 5)
+    s = wgprim.sum(a)
+    assert s.shape == () and int(s) == 66 and float(s) == 66.0
+    assert np.asarray(s) == 66
+    with pytest.raises(ValueError):
+        a.item()
+
+
+def test_unsupported_dtypes_name_the_supported_ones():
+    for bad in (np.float64, np.int64, np.uint8, np.complex64):
+        with pytest.raises(TypeError, match="uint32, int32, float32"):
+            wgprim.asarray(np.zeros(3, bad))
+
+
+def test_array_too_large_for_the_device(device):
+    with pytest.raises(ValueError, match="largest buffer"):
+        wgprim.empty(device.max_buffer_bytes // 4 + 16, np.float32)
+
+
+def test_batch_submits_once_and_results_are_right(rng):
+    x = rng.integers(0, 100, 5000).astype(np.int32)
+    with wgprim.batch() as b:
+        total = wgprim.sum(x)
+        running = wgprim.cumsum(x)
+        assert len(b) == 2  # queued, not submitted
+    assert total.item() == x.sum() and np.array_equal(running.numpy(), np.cumsum(x, dtype=np.int32))
+
+
+def test_reading_inside_a_batch_flushes_it(rng):
+    x = rng.integers(0, 100, 5000).astype(np.int32)
+    with wgprim.batch():
+        assert wgprim.max(x).item() == x.max()
+
+
+def test_fold_grid():
+    assert fold_grid(10, 65535) == (10, 1)
+    x, y = fold_grid(200_000, 65535)
+    assert x <= 65535 and x * y >= 200_000 and (x - 1) * y < 200_000
+
+
+def test_folded_grid_is_handled_by_kernels(device, rng, monkeypatch):
+    # Pretend the grid limit is tiny so every multi-workgroup step gets folded into y.
+    monkeypatch.setitem(device.limits, "max-compute-workgroups-per-dimension", 7)
+    x = rng.integers(-1000, 1000, 4096 * 40 + 5).astype(np.int32)
+    assert wgprim.sum(x).item() == x.sum()
+    np.testing.assert_array_equal(wgprim.cumsum(x).numpy(), np.cumsum(x, dtype=np.int32))
+
+
+def test_use_adapter_unknown_name_lists_adapters():
+    with pytest.raises(wgprim.NoAdapterError, match="Adapters found"):
+        wgprim.use_adapter("no-such-adapter-xyz")
+
+
+def test_info_command(capsys):
+    from wgprim.cli import main
+
+    assert main(["info"]) == 0
+    out = capsys.readouterr().out
+    assert "max-storage-buffer-binding-size" in out and "wgprim uses" in out
+
+
+def test_empty_program_runs():
+    assert Program().run() is None
