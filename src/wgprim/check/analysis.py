@@ -1,0 +1,522 @@
+"""A dataflow walk of each compute entry point, calls followed into their callees.
+
+The walk tracks, for every value, the set of `Source`s it depends on (built-in inputs,
+memory reads, loop counters), and records in program order the memory accesses, the
+barriers and the loops that wait for storage. Variables are flow-insensitive: a variable
+depends on everything ever stored into it, including the conditions it was stored under.
+The walk repeats until those dependencies stop growing (loops feed values back), and the
+events of the last pass are what the rules read.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from lark import Token, Tree
+
+from . import loops
+from .model import (ATOMIC_RMW, BARRIERS, EMPTY, Access, Barrier, EntryAnalysis, Frame,
+                    LoopReport, Ref, Site, Source, Val)
+from .symbols import ModuleInfo, ident_name, type_name
+
+MAX_PASSES = 12
+MAX_CALL_DEPTH = 24
+
+
+@dataclass(frozen=True)
+class Ctx:
+    control: frozenset = EMPTY  # what decides whether this code runs (this function only)
+    guards: frozenset = EMPTY  # atomic reads among those, callers' included
+
+
+@dataclass
+class Flow:
+    """How a statement can end: falls through, and/or leaves early (return, break, ...)."""
+
+    falls: bool = True
+    leaves: frozenset = frozenset()  # subset of {"return", "break", "continue"}
+    divergence: frozenset = EMPTY  # what decides whether it leaves early
+    waited: frozenset = EMPTY  # atomic reads a loop waited on: they guard what follows
+
+
+@dataclass
+class _LoopRecord:
+    key: tuple
+    node: Tree
+    seq_start: int
+    created_loads: set = field(default_factory=set)
+    written: list = field(default_factory=list)
+    declared: set = field(default_factory=set)
+    assignments: list = field(default_factory=list)  # (stmt id, var key, vars read, compound)
+    pointer_calls: list = field(default_factory=list)  # (stmt id, var keys passed by pointer)
+
+
+def _atomic_reads(deps: frozenset) -> frozenset:
+    return frozenset(s.direct() for s in deps if s.kind == "load" and s.atomic)
+
+
+def _union(vals) -> frozenset:
+    out = EMPTY
+    for v in vals:
+        out |= v.deps
+    return out
+
+
+class EntryWalker:
+    def __init__(self, module: ModuleInfo, text: str, entry: str):
+        self.module = module
+        self.text = text
+        self.entry = entry
+        self.var_deps: dict[str, frozenset] = {}
+        self.loop_divergence: dict[tuple, frozenset] = {}
+        self.cond_deps: dict[int, frozenset] = {}
+
+    # ---- driver
+
+    def run(self) -> EntryAnalysis:
+        for _ in range(MAX_PASSES):
+            before = (dict(self.var_deps), dict(self.loop_divergence))
+            self._pass()
+            if before == (self.var_deps, self.loop_divergence):
+                break
+        return self.result
+
+    def _pass(self):
+        self.result = EntryAnalysis(self.entry)
+        self.seq = 0
+        self.context: tuple = ()
+        self.call_stack: list[Frame] = []
+        self.loop_stack: list[_LoopRecord] = []
+        self.active: list[str] = []
+        self.stmt_id = 0
+        self.scopes: list[dict] = []
+        self.returns: list[Val] = []
+        self.cond_deps = {}
+        fn = self.module.functions[self.entry]
+        args = [self._entry_param(name, ptype, builtin) for name, ptype, builtin in fn.params]
+        self._call_function(self.entry, args, None, Ctx())
+
+    def _entry_param(self, name, ptype, builtin) -> Val:
+        if builtin:
+            return Val(frozenset({Source("builtin", builtin)}))
+        members = self.module.structs.get(type_name(ptype) or "")
+        if members:
+            fields = {m: Val(frozenset({Source("builtin", b)}) if b else EMPTY) for m, b in members.items()}
+            return Val(_union(fields.values()), fields=fields)
+        return Val()
+
+    def _next_seq(self) -> int:
+        self.seq += 1
+        return self.seq
+
+    # ---- functions and scopes
+
+    def _call_function(self, name: str, args: list[Val], call_site: Site | None, caller: Ctx) -> Val:
+        fn = self.module.functions[name]
+        if name in self.active or len(self.active) > MAX_CALL_DEPTH:
+            return Val(_union(args))
+        self.call_stack.append(Frame(call_site, name, caller.control))
+        saved_context, saved_stmt = self.context, self.stmt_id
+        if call_site is not None:
+            self.context = self.context + ((call_site.line, call_site.column),)
+        self.active.append(name)
+        scope = {pname: arg for (pname, _, _), arg in zip(fn.params, args)}
+        saved_scopes = self.scopes
+        self.scopes = [scope]
+        saved_returns = self.returns
+        self.returns = []
+        body = fn.node.children[-1]
+        self._block(body.children[1:], Ctx(guards=caller.guards))
+        result = Val(_union(self.returns))
+        self.returns = saved_returns
+        self.scopes = saved_scopes
+        self.active.pop()
+        self.context, self.stmt_id = saved_context, saved_stmt
+        self.call_stack.pop()
+        return result
+
+    def _lookup(self, name: str) -> Val:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        loc = self.module.globals.get(name)
+        if loc is not None:
+            if loc.space == "private":
+                return Val(ref=Ref(local_key=f"private:{name}"))
+            return Val(ref=Ref(loc=loc))
+        return Val()  # constants, overrides, type names, enumerants: uniform
+
+    def _var_key(self, name: str, node) -> str:
+        site = Site.of(node)
+        return f"{self.call_stack[-1].function}:{name}@{site.line}:{site.column}"
+
+    def _store_var(self, key: str, data: frozenset, control: frozenset):
+        deps = data | frozenset(s.through_control() for s in control)
+        self.var_deps[key] = self.var_deps.get(key, EMPTY) | deps
+
+    # ---- statements
+
+    def _block(self, stmts, ctx: Ctx) -> Flow:
+        self.scopes.append({})
+        flow = Flow()
+        for stmt in stmts:
+            if not isinstance(stmt, Tree):
+                continue
+            f = self._stmt(stmt, ctx)
+            flow.leaves |= f.leaves
+            if f.leaves and f.divergence:
+                flow.divergence |= f.divergence
+                ctx = replace(ctx, control=ctx.control | f.divergence,
+                              guards=ctx.guards | _atomic_reads(f.divergence))
+            if f.waited:
+                ctx = replace(ctx, guards=ctx.guards | f.waited)
+            if not f.falls:
+                flow.falls = False
+                break
+        self.scopes.pop()
+        return flow
+
+    def _stmt(self, stmt: Tree, ctx: Ctx) -> Flow:
+        self.stmt_id = id(stmt)
+        kind = stmt.data
+        handler = getattr(self, "_stmt_" + kind, None)
+        if handler is not None:
+            return handler(stmt, ctx)
+        if kind in ("break_stmt", "continue_stmt"):
+            return Flow(falls=False, leaves=frozenset({kind[:-5]}))
+        if kind == "discard_stmt":
+            return Flow(falls=False, leaves=frozenset({"return"}))
+        return Flow()  # empty statements, const_assert
+
+    def _stmt_compound(self, stmt, ctx):
+        return self._block(stmt.children[1:], ctx)
+
+    def _stmt_return_stmt(self, stmt, ctx):
+        expr = stmt.children[0]
+        val = self._value(expr, ctx) if expr is not None else Val()
+        self.returns.append(Val(val.deps | ctx.control, val.ref, val.is_pointer))
+        return Flow(falls=False, leaves=frozenset({"return"}))
+
+    def _stmt_call_stmt(self, stmt, ctx):
+        self._call(stmt, ctx, result_used=False)
+        return Flow()
+
+    def _stmt_var_decl(self, stmt, ctx):
+        _template, typed, init = stmt.children
+        name = str(typed.children[0])
+        key = self._var_key(name, typed)
+        data = self._value(init, ctx).deps if init is not None else EMPTY
+        self._store_var(key, data, ctx.control)
+        for rec in self.loop_stack:
+            rec.declared.add(key)
+        self.scopes[-1][name] = Val(ref=Ref(local_key=key))
+        return Flow()
+
+    def _stmt_let_decl(self, stmt, ctx):
+        typed, init = stmt.children
+        self.scopes[-1][str(typed.children[0])] = self._value(init, ctx)
+        return Flow()
+
+    _stmt_const_decl = _stmt_let_decl
+
+    def _stmt_assign(self, stmt, ctx):
+        self._assign(stmt.children[0], self._value(stmt.children[1], ctx), ctx, compound=False)
+        return Flow()
+
+    def _stmt_compound_assign(self, stmt, ctx):
+        self._assign(stmt.children[0], self._value(stmt.children[2], ctx), ctx, compound=True)
+        return Flow()
+
+    def _stmt_increment(self, stmt, ctx):
+        self._assign(stmt.children[0], Val(), ctx, compound=True)
+        return Flow()
+
+    _stmt_decrement = _stmt_increment
+
+    def _stmt_phony_assign(self, stmt, ctx):
+        expr = stmt.children[1]
+        if isinstance(expr, Tree) and expr.data == "call_expr":
+            self._call(expr, ctx, result_used=False)
+        else:
+            self._value(expr, ctx)
+        return Flow()
+
+    def _assign(self, lhs, val: Val, ctx: Ctx, compound: bool):
+        target = self._eval(lhs, ctx)
+        ref = target.ref
+        if ref is None:
+            return
+        if ref.local_key is not None:
+            self._store_var(ref.local_key, val.deps | ref.index_deps, ctx.control)
+            reads = frozenset(s.name for s in val.deps if s.kind == "var")
+            for rec in self.loop_stack:
+                rec.assignments.append((self.stmt_id, ref.local_key, reads, compound))
+        elif ref.loc is not None:
+            if compound:
+                self._load(target, lhs, ctx)
+            self._access("write", False, None, ref, Site.of(lhs), ctx)
+
+    def _condition(self, node, ctx: Ctx) -> frozenset:
+        deps = self._value(node, ctx).deps
+        self.cond_deps[id(node)] = self.cond_deps.get(id(node), EMPTY) | deps
+        return deps
+
+    def _stmt_if_stmt(self, stmt, ctx):
+        _attrs, cond, then, other = stmt.children
+        deps = self._condition(cond, ctx)
+        inner = Ctx(ctx.control | deps, ctx.guards | _atomic_reads(deps))
+        flows = [self._stmt(then, inner)]
+        flows.append(self._stmt(other, inner) if other is not None else Flow())
+        return self._merge(flows, deps)
+
+    def _stmt_switch_stmt(self, stmt, ctx):
+        deps = self._condition(stmt.children[1], ctx)
+        inner = Ctx(ctx.control | deps, ctx.guards | _atomic_reads(deps))
+        flows = []
+        for clause in stmt.children[3:]:
+            if clause.data == "case_clause":
+                for sel in clause.children[0].children:
+                    if isinstance(sel, Tree) and sel.data != "default_selector":
+                        self._value(sel, ctx)
+            flow = self._stmt(clause.children[-1], inner)
+            if "break" in flow.leaves:  # a break leaves the switch only
+                flow = replace(flow, falls=True, leaves=flow.leaves - {"break"})
+            flows.append(flow)
+        flows.append(Flow())
+        return self._merge(flows, deps)
+
+    @staticmethod
+    def _merge(flows: list[Flow], deps: frozenset) -> Flow:
+        leaves = frozenset().union(*(f.leaves for f in flows))
+        divergence = EMPTY
+        if leaves:
+            divergence = deps.union(*(f.divergence for f in flows))
+        return Flow(falls=any(f.falls for f in flows), leaves=leaves, divergence=divergence,
+                    waited=frozenset().union(*(f.waited for f in flows)))
+
+    # ---- loops
+
+    def _stmt_loop_stmt(self, stmt, ctx):
+        return self._loop(stmt, ctx)
+
+    def _stmt_while_stmt(self, stmt, ctx):
+        return self._loop(stmt, ctx)
+
+    def _stmt_for_stmt(self, stmt, ctx):
+        self.scopes.append({})
+        init = stmt.children[1]
+        if init is not None:
+            self._stmt(init, ctx)
+        flow = self._loop(stmt, ctx)
+        self.scopes.pop()
+        return flow
+
+    def _loop(self, stmt: Tree, ctx: Ctx) -> Flow:
+        site = Site.of(stmt)
+        key = (site.line, site.column, self.context)
+        rec = _LoopRecord(key, stmt, self.seq + 1)
+        self.loop_stack.append(rec)
+        body_ctx = replace(ctx, control=ctx.control | self.loop_divergence.get(key, EMPTY))
+        cond, body, cont, break_if, update = loops.loop_parts(stmt)
+        divergence = EMPTY
+        if cond is not None:
+            divergence |= self._condition(cond, body_ctx)
+        self.scopes.append({})
+        flow = self._block(body, body_ctx)
+        if flow.leaves:
+            divergence |= flow.divergence
+        if cont or break_if is not None:
+            cont_ctx = replace(body_ctx, control=body_ctx.control | flow.divergence)
+            self._block(cont, cont_ctx)
+            if break_if is not None:
+                self.scopes.append({})
+                divergence |= self._condition(break_if, cont_ctx)
+                self.scopes.pop()
+        self.scopes.pop()
+        if update is not None:
+            self._stmt(update, body_ctx)
+        self.loop_stack.pop()
+        self.loop_divergence[key] = self.loop_divergence.get(key, EMPTY) | divergence
+
+        waited = self._waited_storage(rec)
+        if waited:
+            self.result.spin_loops.append(LoopReport(key, site, waited, rec.seq_start, self.seq))
+        leaves_fn = frozenset({"return"}) & flow.leaves
+        return Flow(falls=True, leaves=leaves_fn, divergence=flow.divergence if leaves_fn else EMPTY,
+                    waited=_atomic_reads(self.loop_divergence[key]))
+
+    def _waited_storage(self, rec: _LoopRecord) -> list[Source]:
+        """Storage reads that decide the loop's exit when some way around it makes no
+        progress of its own: the loop then waits for someone else to change memory."""
+        exit_reads = set()
+        for conds in loops.exits(rec.node):
+            for cond in conds:
+                for src in self.cond_deps.get(id(cond), EMPTY):
+                    src = src.direct()
+                    if (src.kind == "load" and src in rec.created_loads and src.loc.writable_storage
+                            and not any(src.loc.overlaps(w) for w in rec.written)):
+                        exit_reads.add(src)
+        if not exit_reads:
+            return []
+        modified = {k for _, k, _, _ in rec.assignments} - rec.declared
+        progress: dict[int, frozenset] = {}
+        for stmt_id, k, reads, compound in rec.assignments:
+            if k in modified and (compound or reads & modified):
+                progress[stmt_id] = progress.get(stmt_id, frozenset()) | {k}
+        for stmt_id, keys in rec.pointer_calls:
+            if keys & modified:
+                progress[stmt_id] = progress.get(stmt_id, frozenset()) | (keys & modified)
+        cond_vars = set()
+        for cond in loops.conditions(rec.node):
+            cond_vars |= {s.name for s in self.cond_deps.get(id(cond), EMPTY) if s.kind == "var"}
+        if all(path & cond_vars for path in loops.back_edge_paths(rec.node, progress)):
+            return []
+        return sorted(exit_reads, key=lambda s: (s.site.line, s.site.column))
+
+    # ---- expressions
+
+    def _value(self, node, ctx: Ctx) -> Val:
+        val = self._eval(node, ctx)
+        if val.ref is not None and not val.is_pointer:
+            return self._load(val, node, ctx)
+        return val
+
+    def _load(self, val: Val, node, ctx: Ctx) -> Val:
+        ref = val.ref
+        if ref.local_key is not None:
+            deps = (val.deps | ref.index_deps | {Source("var", ref.local_key)}
+                    | self.var_deps.get(ref.local_key, EMPTY))
+            return Val(deps)
+        src = Source("load", str(ref.loc), ref.loc, site=Site.of(node), context=self.context)
+        self._created(src)
+        self._access("read", False, None, ref, Site.of(node), ctx, source=src)
+        return Val(val.deps | ref.index_deps | {src})
+
+    def _created(self, src: Source):
+        for rec in self.loop_stack:
+            rec.created_loads.add(src)
+
+    def _eval(self, node, ctx: Ctx) -> Val:
+        if isinstance(node, Token):
+            return Val()
+        kind = node.data
+        if kind == "ident_expr":
+            return self._lookup(str(node.children[0]))
+        if kind == "literal":
+            return Val()
+        if kind == "binop":
+            return Val(self._value(node.children[0], ctx).deps | self._value(node.children[2], ctx).deps)
+        if kind == "unop":
+            op, operand = node.children
+            if op == "&":
+                inner = self._eval(operand, ctx)
+                return Val(inner.deps, inner.ref, is_pointer=inner.ref is not None)
+            if op == "*":
+                inner = self._eval(operand, ctx)
+                return Val(inner.deps, inner.ref, is_pointer=False)
+            return Val(self._value(operand, ctx).deps)
+        if kind == "index":
+            base = self._eval(node.children[0], ctx)
+            index = self._value(node.children[1], ctx)
+            if base.ref is not None:
+                text = " ".join(self._source_text(node.children[1]).split())
+                ref = replace(base.ref, index_deps=base.ref.index_deps | index.deps,
+                              index_texts=base.ref.index_texts + (text,))
+                return Val(base.deps, ref)
+            return Val(base.deps | index.deps)
+        if kind == "member":
+            base = self._eval(node.children[0], ctx)
+            name = str(node.children[1])
+            if base.fields is not None and name in base.fields:
+                return base.fields[name]
+            if base.ref is not None:
+                if base.ref.loc is not None:
+                    return Val(base.deps, replace(base.ref, loc=base.ref.loc.member(name)))
+                return Val(base.deps, base.ref)
+            return Val(base.deps)
+        if kind == "call_expr":
+            return self._call(node, ctx, result_used=True)
+        if kind == "template_list":
+            return Val()
+        # parenthesized expressions are inlined by the grammar; anything else: union
+        return Val(frozenset().union(*(self._value(c, ctx).deps for c in node.children
+                                       if isinstance(c, Tree))))
+
+    def _source_text(self, node) -> str:
+        meta = node.meta
+        return self.text[meta.start_pos:meta.end_pos]
+
+    # ---- calls
+
+    def _call(self, node: Tree, ctx: Ctx, result_used: bool) -> Val:
+        name = str(node.children[0])
+        arg_list = node.children[2].children[0]
+        arg_nodes = list(arg_list.children) if arg_list is not None else []
+        site = Site.of(node)
+        if name in ATOMIC_RMW or name in ("atomicLoad", "atomicStore"):
+            return self._atomic(name, arg_nodes, site, ctx, result_used)
+        if name in BARRIERS or name == "workgroupUniformLoad":
+            self.result.barriers.append(Barrier(name, site, self._next_seq(), self._frames(site, ctx)))
+            if name == "workgroupUniformLoad" and arg_nodes:
+                self._eval(arg_nodes[0], ctx)
+            return Val()  # workgroupUniformLoad's result is uniform by definition
+        if name == "arrayLength":
+            return Val()
+        args = [self._value(a, ctx) for a in arg_nodes]
+        if name in self.module.functions:
+            pointer_keys = frozenset(a.ref.local_key for a in args
+                                     if a.is_pointer and a.ref.local_key is not None)
+            if pointer_keys:
+                for rec in self.loop_stack:
+                    rec.pointer_calls.append((self.stmt_id, pointer_keys))
+            return self._call_function(name, args, site, ctx)
+        if name.startswith(("subgroup", "quad")):
+            # equal within a subgroup at best, not across the workgroup
+            return Val(_union(args) | {Source("builtin", name + "()")})
+        return Val(_union(args))  # other built-in functions and constructors: pure
+
+    def _frames(self, site: Site, ctx: Ctx) -> list[Frame]:
+        """Entry point first: each function on the call path, the control it was under,
+        and where in it the path goes on (the next call, or `site` for the last)."""
+        frames = []
+        for i, frame in enumerate(self.call_stack):
+            last = i + 1 == len(self.call_stack)
+            control = ctx.control if last else self.call_stack[i + 1].control
+            where = site if last else self.call_stack[i + 1].site
+            frames.append(Frame(where, frame.function, control))
+        return frames
+
+    def _atomic(self, name: str, arg_nodes, site: Site, ctx: Ctx, result_used: bool) -> Val:
+        if not arg_nodes:
+            return Val()
+        pointer = self._eval(arg_nodes[0], ctx)
+        operands = [self._value(a, ctx) for a in arg_nodes[1:]]
+        ref = pointer.ref
+        if ref is None or ref.loc is None:
+            return Val(_union(operands) | pointer.deps)
+        operand_deps = _union(operands)
+        if name == "atomicStore":
+            self._access("write", True, name, ref, site, ctx, operand_deps=operand_deps)
+            return Val()
+        src = Source("load", str(ref.loc), ref.loc, atomic=True,
+                     rmw=None if name == "atomicLoad" else name, site=site, context=self.context)
+        self._created(src)
+        kind = "read" if name == "atomicLoad" else "rmw"
+        self._access(kind, True, name, ref, site, ctx, result_used=result_used, source=src,
+                     operand_deps=operand_deps)
+        return Val(pointer.deps | ref.index_deps | {src})
+
+    def _access(self, kind, atomic, op, ref: Ref, site: Site, ctx: Ctx, result_used=True, source=None,
+                operand_deps=EMPTY):
+        loc = ref.loc
+        if loc.space not in ("storage", "workgroup"):
+            return
+        if kind in ("write", "rmw"):
+            for rec in self.loop_stack:
+                rec.written.append(loc)
+        self.result.accesses.append(Access(
+            kind, atomic, op, loc, ref, site, self._next_seq(), ctx.guards,
+            tuple(rec.key for rec in self.loop_stack), result_used, source, operand_deps))
+
+
+def analyze(module: ModuleInfo, text: str) -> list[EntryAnalysis]:
+    return [EntryWalker(module, text, name).run() for name in module.roots]

@@ -1,0 +1,116 @@
+"""Lint WGSL for cross-workgroup synchronization mistakes: spin-waits, flags, global barriers.
+
+Exit status: 0 when clean, 1 with findings, 2 on usage or syntax errors.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+from .errors import WgslSyntaxError
+from .findings import Finding
+from .rules import ALL, BY_ID
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", metavar="PATH",
+                        help=".wgsl files or directories to check ('-' reads standard input)")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="output format (default: text)")
+    parser.add_argument("--select", metavar="RULES", default="",
+                        help="comma-separated rule ids to run (default: all)")
+    parser.add_argument("--ignore", metavar="RULES", default="",
+                        help="comma-separated rule ids to skip")
+    parser.add_argument("--explain", metavar="RULE", help="print the documentation of a rule and exit")
+    parser.add_argument("--list-rules", action="store_true", help="list the rules and exit")
+    parser.epilog = ("Suppress one finding with a comment `// wgprim: allow(RULE)` on its line or "
+                     "the line before. Rules: " + ", ".join(BY_ID))
+
+
+def _ids(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _explain(rule_id: str) -> int:
+    rule = BY_ID.get(rule_id)
+    if rule is None:
+        print(f"wgprim check: unknown rule {rule_id!r}; rules are: {', '.join(BY_ID)}", file=sys.stderr)
+        return 2
+    print(f"{rule.ID}: {rule.SUMMARY}\n")
+    print(rule.DOC.rstrip())
+    return 0
+
+
+def _sources(paths: list[str]):
+    """(display path, text) for every input; raises FileNotFoundError for a missing path."""
+    for raw in paths:
+        if raw == "-":
+            yield "<stdin>", sys.stdin.read()
+            continue
+        path = Path(raw)
+        if path.is_dir():
+            for file in sorted(path.rglob("*.wgsl")):
+                yield str(file), file.read_text(encoding="utf-8")
+        elif path.is_file():
+            yield str(path), path.read_text(encoding="utf-8")
+        else:
+            raise FileNotFoundError(raw)
+
+
+def _syntax_finding(err: WgslSyntaxError) -> Finding:
+    return Finding(err.path or "<stdin>", err.line, err.column, err.line, err.column,
+                   "syntax-error", "error", err.message, "")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.list_rules:
+        for rule in ALL:
+            print(f"{rule.ID:20} {rule.SUMMARY}")
+        return 0
+    if args.explain:
+        return _explain(args.explain)
+    if not args.paths:
+        print("wgprim check: give at least one PATH (a .wgsl file, a directory, or - for stdin)",
+              file=sys.stderr)
+        return 2
+    if importlib.util.find_spec("lark") is None:
+        print("wgprim check needs the lark parser: pip install 'wgprim[check]'", file=sys.stderr)
+        return 2
+
+    from .core import check_source, selected_rules
+
+    select, ignore = _ids(args.select), _ids(args.ignore)
+    try:
+        selected_rules(select, ignore)
+    except ValueError as e:
+        print(f"wgprim check: {e}", file=sys.stderr)
+        return 2
+
+    findings: list[Finding] = []
+    syntax_errors: list[WgslSyntaxError] = []
+    try:
+        for path, text in _sources(args.paths):
+            try:
+                findings.extend(check_source(text, path, select, ignore))
+            except WgslSyntaxError as e:
+                syntax_errors.append(e)
+    except FileNotFoundError as e:
+        print(f"wgprim check: no such file or directory: {e}", file=sys.stderr)
+        return 2
+
+    if args.format == "json":
+        items = [f.to_dict() for f in findings] + [_syntax_finding(e).to_dict() for e in syntax_errors]
+        print(json.dumps(items, indent=2))
+    else:
+        for e in syntax_errors:
+            print(e, file=sys.stderr)
+        for f in findings:
+            print(f.format())
+        if findings:
+            print(f"Found {len(findings)} problem{'s' if len(findings) != 1 else ''}.", file=sys.stderr)
+    if syntax_errors:
+        return 2
+    return 1 if findings else 0

@@ -1,0 +1,157 @@
+"""The shape of a loop: its exits, its conditions, and the paths that go around it.
+
+These are syntactic questions about one loop statement of the tree; the dataflow walk
+supplies what the conditions depend on and which assignments make progress.
+"""
+from __future__ import annotations
+
+from lark import Tree
+
+LOOP_KINDS = ("loop_stmt", "for_stmt", "while_stmt")
+
+
+def _trees(children):
+    return [c for c in children if isinstance(c, Tree)]
+
+
+def loop_parts(node: Tree):
+    """(condition, body statements, continuing statements, break-if condition, update)."""
+    if node.data == "loop_stmt":
+        *stmts, continuing = node.children[2:]
+        cont, break_if = [], None
+        if continuing is not None:
+            *cont, bif = continuing.children[1:]
+            break_if = bif.children[0] if bif is not None else None
+        return None, _trees(stmts), _trees(cont), break_if, None
+    if node.data == "for_stmt":
+        _, _init, cond, update, body = node.children
+        return cond, _trees(body.children[1:]), [], None, update
+    _, cond, body = node.children  # while_stmt
+    return cond, _trees(body.children[1:]), [], None, None
+
+
+def _branches(stmt: Tree):
+    """(condition node, list of statement lists) for if and switch; None otherwise."""
+    if stmt.data == "if_stmt":
+        _, cond, then, other = stmt.children
+        lists = [_trees(then.children[1:])]
+        if other is None:
+            lists.append([])
+        elif other.data == "if_stmt":
+            lists.append([other])
+        else:
+            lists.append(_trees(other.children[1:]))
+        return cond, lists
+    if stmt.data == "switch_stmt":
+        lists = [_trees(clause.children[-1].children[1:]) for clause in stmt.children[3:]]
+        if not any(c.data == "default_clause" or _has_default_selector(c) for c in stmt.children[3:]):
+            lists.append([])
+        return stmt.children[1], lists
+    return None
+
+
+def _has_default_selector(clause: Tree) -> bool:
+    return clause.data == "case_clause" and any(
+        isinstance(s, Tree) and s.data == "default_selector" for s in clause.children[0].children)
+
+
+def _block(stmt: Tree):
+    return _trees(stmt.children[1:]) if stmt.data == "compound" else None
+
+
+def exits(loop: Tree) -> list[list[Tree]]:
+    """Every way out of the loop, as the list of conditions that decide it."""
+    cond, body, cont, break_if, _ = loop_parts(loop)
+    found: list[list[Tree]] = []
+    if cond is not None:
+        found.append([cond])
+    if break_if is not None:
+        found.append([break_if])
+
+    def visit(stmts, conds, in_nested_loop):
+        for s in stmts:
+            if s.data == "break_stmt" and not in_nested_loop:
+                found.append(list(conds))
+            elif s.data in ("return_stmt", "discard_stmt"):
+                found.append(list(conds))
+            elif s.data in LOOP_KINDS:
+                c, b, k, _, _ = loop_parts(s)
+                visit(b + k, conds + ([c] if c is not None else []), True)
+            elif (br := _branches(s)) is not None:
+                # `break` inside a switch leaves the switch, not the loop
+                inner = in_nested_loop or s.data == "switch_stmt"
+                for lst in br[1]:
+                    visit(lst, conds + [br[0]], inner)
+            elif (blk := _block(s)) is not None:
+                visit(blk, conds, in_nested_loop)
+
+    visit(body + cont, [], False)
+    return found
+
+
+def conditions(loop: Tree) -> list[Tree]:
+    """Every condition expression inside the loop, nested ones included."""
+    found = []
+    for node in loop.iter_subtrees():
+        if node.data in ("if_stmt", "while_stmt", "switch_stmt"):
+            found.append(node.children[1])
+        elif node.data == "for_stmt" and node.children[2] is not None:
+            found.append(node.children[2])
+        elif node.data == "break_if":
+            found.append(node.children[0])
+    return found
+
+
+def back_edge_paths(loop: Tree, progress: dict[int, frozenset]) -> set[frozenset]:
+    """The ways around the loop, each as the set of variables it makes progress on.
+
+    `progress` maps a statement (by id) to the variables it advances. A path ends at
+    `break`/`return`; it goes around at `continue` or at the end of the body, then runs
+    the continuing block and the for-loop update.
+    """
+    _, body, cont, _, update = loop_parts(loop)
+
+    def nested_progress(node):
+        out = frozenset()
+        for sub in node.iter_subtrees():
+            out |= progress.get(id(sub), frozenset())
+        return out
+
+    def run(stmts, paths, in_switch=False):
+        """Returns (paths that fall through, paths that continue)."""
+        back: set[frozenset] = set()
+        for s in stmts:
+            if not paths:
+                break
+            if s.data == "break_stmt" and in_switch:
+                return paths, back
+            if s.data in ("break_stmt", "return_stmt", "discard_stmt"):
+                return set(), back
+            if s.data == "continue_stmt":
+                return set(), back | paths
+            if s.data in LOOP_KINDS:
+                extra = nested_progress(s)
+                paths = {p | extra for p in paths}
+            elif (br := _branches(s)) is not None:
+                new_paths = set()
+                for lst in br[1]:
+                    fall, cont_paths = run(lst, paths, in_switch or s.data == "switch_stmt")
+                    new_paths |= fall
+                    back |= cont_paths
+                paths = new_paths
+            elif (blk := _block(s)) is not None:
+                paths, cont_paths = run(blk, paths, in_switch)
+                back |= cont_paths
+            else:
+                extra = progress.get(id(s), frozenset())
+                if extra:
+                    paths = {p | extra for p in paths}
+        return paths, back
+
+    fall, back = run(body, {frozenset()})
+    around = fall | back
+    around, _ = run(cont, around)  # a break-if only leaves conditionally: paths go on
+    if update is not None:
+        extra = progress.get(id(update), frozenset())
+        around = {p | extra for p in around}
+    return around

@@ -1,0 +1,185 @@
+"""Values and events that the dataflow walk (`analysis.py`) produces and the rules read."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+# Built-in inputs whose value differs between invocations of one workgroup.
+NONUNIFORM_BUILTINS = {
+    "local_invocation_id", "local_invocation_index", "global_invocation_id",
+    "subgroup_invocation_id", "subgroup_id", "sample_index", "sample_mask", "position", "front_facing",
+    "vertex_index", "instance_index",
+}
+# Built-in inputs that tell workgroups apart: an index built from them selects "this
+# workgroup's own" part of a buffer.
+WORKGROUP_IDENTITY_BUILTINS = {"workgroup_id", "global_invocation_id"}
+
+ATOMIC_RMW = {
+    "atomicAdd", "atomicSub", "atomicMax", "atomicMin", "atomicAnd", "atomicOr", "atomicXor",
+    "atomicExchange", "atomicCompareExchangeWeak",
+}
+ACCUMULATING_RMW = {"atomicAdd", "atomicSub", "atomicMax", "atomicMin", "atomicAnd", "atomicOr", "atomicXor"}
+BARRIERS = {"workgroupBarrier", "storageBarrier", "textureBarrier"}
+
+
+@dataclass(frozen=True)
+class Site:
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    @classmethod
+    def of(cls, node) -> "Site":
+        meta = getattr(node, "meta", None)
+        if meta is not None and not getattr(meta, "empty", True):
+            return cls(meta.line, meta.column, meta.end_line, meta.end_column)
+        if hasattr(node, "end_column"):  # a lark Token
+            return cls(node.line, node.column, node.end_line, node.end_column)
+        return cls(1, 1, 1, 1)
+
+
+@dataclass(frozen=True)
+class Loc:
+    """A memory location at module scope: a variable and a path of struct members.
+
+    Array indices are dropped (`flags[i].ready` is `flags.ready`), so two locations
+    overlap when one path is a prefix of the other.
+    """
+
+    root: str
+    path: tuple[str, ...]
+    space: str  # storage, workgroup, uniform, private, handle
+    access: str  # read, read_write
+
+    def member(self, name: str) -> "Loc":
+        return Loc(self.root, self.path + (name,), self.space, self.access)
+
+    def overlaps(self, other: "Loc") -> bool:
+        n = min(len(self.path), len(other.path))
+        return self.root == other.root and self.path[:n] == other.path[:n]
+
+    @property
+    def writable_storage(self) -> bool:
+        return self.space == "storage" and self.access == "read_write"
+
+    def __str__(self) -> str:
+        return ".".join((self.root,) + self.path)
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where part of a value comes from.
+
+    kind "builtin": a built-in input (name is the builtin).
+    kind "load": a read of memory at `loc` (atomic or not; `rmw` names the atomic
+        read-modify-write whose returned value this is).
+    kind "var": a function-scope or private variable (name is its key); used to find
+        loop counters. The values stored in the variable are tracked separately.
+    """
+
+    kind: str
+    name: str
+    loc: Loc | None = None
+    atomic: bool = False
+    rmw: str | None = None
+    site: Site | None = None
+    context: tuple = ()
+    # True when it reaches the value only through a condition the value was stored under
+    # (`if (c) { v = 1u; }`): it still decides uniformity, but is not part of the data.
+    indirect: bool = False
+
+    def direct(self) -> "Source":
+        return replace(self, indirect=False) if self.indirect else self
+
+    def through_control(self) -> "Source":
+        return replace(self, indirect=True) if self.kind != "var" else self
+
+    @property
+    def nonuniform(self) -> bool:
+        if self.kind == "builtin":
+            return self.name in NONUNIFORM_BUILTINS or self.name.endswith("()")  # subgroup ops
+        if self.kind == "load" and self.loc is not None:
+            return self.loc.space == "workgroup" or self.loc.writable_storage
+        return False
+
+    def describe(self) -> str:
+        if self.kind == "builtin":
+            return f"`{self.name}`"
+        if self.kind == "load":
+            how = self.rmw or ("atomicLoad" if self.atomic else "a read")
+            return f"`{self.loc}` ({how} at line {self.site.line})"
+        return f"`{self.name}`"
+
+
+EMPTY: frozenset = frozenset()
+
+
+@dataclass(frozen=True)
+class Ref:
+    """What a reference or pointer points at: a module-scope location or a local variable."""
+
+    loc: Loc | None = None
+    local_key: str | None = None
+    index_deps: frozenset = EMPTY
+    index_texts: tuple[str, ...] = ()
+
+
+@dataclass
+class Val:
+    deps: frozenset = EMPTY
+    ref: Ref | None = None
+    is_pointer: bool = False
+    fields: dict | None = None  # struct of built-in inputs: member -> Val
+
+
+@dataclass
+class Access:
+    kind: str  # read, write, rmw
+    atomic: bool
+    op: str | None
+    loc: Loc
+    ref: Ref
+    site: Site
+    seq: int
+    guards: frozenset  # atomic-load Sources whose value decides whether this runs
+    loops: tuple  # keys of the loops (innermost last) this access is inside
+    result_used: bool = True
+    source: Source | None = None  # the Source of the value it reads, for reads
+    operand_deps: frozenset = EMPTY  # what the stored or combined operands depend on
+
+
+@dataclass
+class Frame:
+    """One function on the way to an event: the control it is under at `site`, which is
+    the call into the next function (or, in the last function, the event itself)."""
+
+    site: Site | None
+    function: str
+    control: frozenset
+
+
+@dataclass
+class Barrier:
+    name: str
+    site: Site
+    seq: int
+    frames: list[Frame]  # from the entry point down to the function with the barrier
+
+
+@dataclass
+class LoopReport:
+    """A loop whose way out waits for storage it does not write itself."""
+
+    key: tuple
+    site: Site
+    waited: list[Source]  # storage reads in its exit conditions
+    seq_start: int
+    seq_end: int
+
+
+@dataclass
+class EntryAnalysis:
+    entry: str
+    accesses: list[Access] = field(default_factory=list)
+    barriers: list[Barrier] = field(default_factory=list)
+    spin_loops: list[LoopReport] = field(default_factory=list)

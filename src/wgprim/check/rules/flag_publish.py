@@ -1,0 +1,83 @@
+"""flag-publish: an atomic flag used to publish ordinary writes to another workgroup."""
+from __future__ import annotations
+
+from ._common import finding
+
+ID = "flag-publish"
+SUMMARY = "atomic 'ready' flag used to publish or guard ordinary storage writes (atomics are not ordering)"
+SEVERITY = "error"
+HINT = ("write the data in one dispatch and read it in the next; if it must travel inside one "
+        "dispatch, pack the value into the atomic word itself instead of a separate ordinary write")
+DOC = """\
+**What it flags.** The message-passing pattern between workgroups:
+
+- on the reading side, an ordinary read of storage that is guarded by an atomic read of a
+  *different* location (a flag), when this same dispatch also writes the data with ordinary
+  writes — the read is reported;
+- on the writing side, an atomic store or read-modify-write of that flag after an ordinary
+  write of the data it guards — the atomic is reported.
+
+**Why it is wrong.** Atomics are indivisible, not ordering: that invocation A set the flag
+says nothing about whether A's ordinary writes to other addresses are visible to B.
+`storageBarrier()` does not fix it either, since it orders only the calling workgroup's own
+accesses. The reader may see the flag set and stale data. And waiting for the flag has the
+forward-progress problem of `spin-wait`.
+
+**What to write instead.** Publish through the dispatch boundary: the producer writes in
+dispatch N, the consumer reads in dispatch N+1. If a design needs the value inside one
+dispatch (single-pass scan), make the value travel *inside* the atomic: pack the flag and
+the payload in one atomic word (`atomicStore(&state[i], (value << 2u) | READY)`), so there is
+no separate ordinary write to publish.
+
+```wgsl
+// flagged, both sides
+data[i] = compute();            // ordinary write
+atomicStore(&ready[i], 1u);     // flag set after it
+if (atomicLoad(&ready[j]) == 1u) {
+  let v = data[j];              // may read a stale value
+}
+```
+"""
+
+
+def _flag_guards(read):
+    return [g for g in read.guards
+            if g.loc is not None and g.loc.space == "storage" and not g.loc.overlaps(read.loc)]
+
+
+def check(entries):
+    for entry in entries:
+        plain_writes = [a for a in entry.accesses
+                        if a.kind == "write" and not a.atomic and a.loc.writable_storage]
+        consumers = []
+        for read in entry.accesses:
+            if read.kind != "read" or read.atomic or not read.loc.writable_storage:
+                continue
+            flags = _flag_guards(read)
+            written = [w for w in plain_writes if w.loc.overlaps(read.loc)]
+            if not flags or not written:
+                continue
+            consumers.append((read, flags))
+            flag = min(flags, key=lambda s: (s.site.line, s.site.column))
+            yield finding(
+                ID, SEVERITY, read.site,
+                f"`{read.loc}` is read because the atomic flag {flag.describe()} says it is "
+                f"ready, but atomics do not order other memory: the ordinary write of "
+                f"`{read.loc}` (line {written[0].site.line}) may not be visible yet", HINT)
+
+        for flag_write in entry.accesses:
+            if not flag_write.atomic or flag_write.kind not in ("write", "rmw"):
+                continue
+            if not flag_write.loc.writable_storage:
+                continue
+            published = [
+                w for w in plain_writes
+                if w.seq < flag_write.seq and not w.loc.overlaps(flag_write.loc)
+                and any(r.loc.overlaps(w.loc) and any(f.loc.overlaps(flag_write.loc) for f in flags)
+                        for r, flags in consumers)]
+            if published:
+                yield finding(
+                    ID, SEVERITY, flag_write.site,
+                    f"{flag_write.op} on `{flag_write.loc}` is used as a 'ready' flag for the "
+                    f"ordinary write of `{published[0].loc}` (line {published[0].site.line}), "
+                    "but an atomic does not publish other writes to another workgroup", HINT)

@@ -1,0 +1,83 @@
+"""global-barrier: a barrier, or an arrival counter, used as if it waited for all workgroups."""
+from __future__ import annotations
+
+from ..model import WORKGROUP_IDENTITY_BUILTINS
+from ._common import arrival_counter, finding
+
+ID = "global-barrier"
+SUMMARY = "barrier or atomic arrival counter used as if it synchronized workgroups"
+SEVERITY = "error"
+HINT = ("end the dispatch here and do the rest in a second dispatch: the dispatch boundary is "
+        "the only barrier between workgroups")
+DOC = """\
+**What it flags.**
+
+- A `storageBarrier()` or `workgroupBarrier()` followed by ordinary reads of storage that
+  *every workgroup* writes before the barrier in this dispatch (the write's index depends on
+  `workgroup_id` or `global_invocation_id`, the read's does not: it reads other workgroups'
+  slots) — e.g. each workgroup writes its partial sum and workgroup 0 then adds them all up.
+  The barrier is reported.
+- An atomic arrival counter waited on: every workgroup increments a counter, then loops
+  until it reaches the number of workgroups. The loop is reported.
+
+**Why it is wrong.** `storageBarrier()` orders the calling workgroup's own storage accesses;
+`workgroupBarrier()` synchronizes the invocations of one workgroup. Neither waits for any
+other workgroup, so the reads after it see whatever happens to be there. A hand-made
+barrier with a counter waits for workgroups that may not be scheduled until the waiting
+ones leave: it deadlocks as soon as the dispatch has more workgroups than fit on the GPU at
+once.
+
+**What to write instead.** Make it two dispatches: dispatch N writes the partials, dispatch
+N+1 (possibly a single workgroup) reads them all. Everything dispatch N writes is visible to
+dispatch N+1 of the same pass, with no barrier to insert by hand.
+
+```wgsl
+// flagged
+partials[wid.x] = local_sum;
+storageBarrier();
+if (wid.x == 0u && lid.x == 0u) {
+  for (var i = 0u; i < n; i++) { total += partials[i]; }   // other workgroups' slots
+}
+```
+"""
+
+
+def _identifies_workgroup(deps) -> bool:
+    return any(s.kind == "builtin" and s.name in WORKGROUP_IDENTITY_BUILTINS and not s.indirect
+               for s in deps)
+
+
+def _barrier_read(entry):
+    per_workgroup_writes = [
+        a for a in entry.accesses
+        if a.kind == "write" and not a.atomic and a.loc.writable_storage
+        and _identifies_workgroup(a.ref.index_deps)]
+    for barrier in entry.barriers:
+        if barrier.name not in ("storageBarrier", "workgroupBarrier"):
+            continue
+        for read in entry.accesses:
+            if (read.kind != "read" or read.atomic or read.seq < barrier.seq
+                    or not read.loc.writable_storage or _identifies_workgroup(read.ref.index_deps)):
+                continue
+            writes = [w for w in per_workgroup_writes if w.seq < barrier.seq and w.loc.overlaps(read.loc)]
+            if writes:
+                yield finding(
+                    ID, SEVERITY, barrier.site,
+                    f"{barrier.name}() does not wait for other workgroups: every workgroup "
+                    f"writes `{writes[0].loc}` (line {writes[0].site.line}) and the read at line "
+                    f"{read.site.line} takes other workgroups' values, which may not be written yet",
+                    HINT)
+                break
+
+
+def check(entries):
+    for entry in entries:
+        for loop in entry.spin_loops:
+            counter = arrival_counter(entry, loop)
+            if counter is not None:
+                yield finding(
+                    ID, SEVERITY, loop.site,
+                    f"hand-made global barrier: workgroups count their arrival with "
+                    f"{counter.op} on `{counter.loc}` (line {counter.site.line}) and this loop "
+                    "waits for the count; workgroups not yet scheduled never arrive", HINT)
+        yield from _barrier_read(entry)

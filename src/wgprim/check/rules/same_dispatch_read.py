@@ -1,0 +1,59 @@
+"""same-dispatch-read: reading an atomic accumulator in the dispatch that accumulates it."""
+from __future__ import annotations
+
+from ._common import COUNTING_RMW, finding
+
+ID = "same-dispatch-read"
+SUMMARY = "atomic accumulator (counter, histogram bin, global min/max) read as final in the dispatch that accumulates it"
+SEVERITY = "error"
+HINT = ("read the accumulated value in the next dispatch; to reserve slots in an append buffer, "
+        "use the value atomicAdd returns instead of loading the counter")
+DOC = """\
+**What it flags.** An `atomicLoad` of a storage location that the same dispatch also
+accumulates into with `atomicAdd`, `atomicSub`, `atomicMax`, `atomicMin`, `atomicAnd`,
+`atomicOr`, `atomicXor` or a compare-exchange loop: a counter, a histogram bin, a global
+minimum or maximum read as if it were final.
+
+Not flagged: using the value *returned* by `atomicAdd` (an append-buffer reservation: each
+invocation gets its own slot), workgroup-memory atomics (the workgroup's own barrier makes
+them final), and the load at the top of a compare-exchange loop.
+
+**Why it is wrong.** Atomics make the total exact, not early: while this workgroup reads,
+workgroups that have not run yet (or are running now) have still to add their part. The
+value read is some partial sum, and which one changes from run to run.
+
+**What to write instead.** Accumulate in dispatch N and read the result in dispatch N+1
+(or on the CPU after the submit): the end of a dispatch makes every atomic update visible.
+
+```wgsl
+// flagged
+atomicAdd(&hist[bin], 1u);
+storageBarrier();
+out[lid.x] = atomicLoad(&hist[lid.x]);   // other workgroups are still counting
+```
+"""
+
+
+def check(entries):
+    for entry in entries:
+        accumulated = [a for a in entry.accesses
+                       if a.kind == "rmw" and a.op in COUNTING_RMW - {"atomicExchange"}
+                       and a.loc.writable_storage]
+        waited = {src for loop in entry.spin_loops for src in loop.waited}
+        # atomic reads used as a flag for ordinary reads of other data: flag-publish's case
+        flags = {g for a in entry.accesses if a.kind == "read" and not a.atomic
+                 for g in a.guards if not g.loc.overlaps(a.loc)}
+        for read in entry.accesses:
+            if read.kind != "read" or not read.atomic or not read.loc.writable_storage:
+                continue
+            if read.source in waited or read.source in flags:
+                continue  # spin-wait, global-barrier or flag-publish says more
+            adds = [a for a in accumulated if a.loc.overlaps(read.loc)]
+            if not adds:
+                continue
+            if any(read.source in a.operand_deps or set(a.loops) & set(read.loops) for a in adds):
+                continue  # the old value a compare-exchange loop starts from
+            yield finding(
+                ID, SEVERITY, read.site,
+                f"`{read.loc}` is accumulated with {adds[0].op} (line {adds[0].site.line}) by the "
+                "workgroups of this same dispatch: this atomicLoad sees a partial value", HINT)

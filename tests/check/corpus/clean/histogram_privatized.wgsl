@@ -1,0 +1,19 @@
+// Per-workgroup histogram in workgroup memory, flushed into the global one with atomicAdd.
+// The global bins are read by the next dispatch (or the host), never here.
+@group(0) @binding(0) var<storage, read> values: array<u32>;
+@group(0) @binding(1) var<storage, read_write> bins: array<atomic<u32>, 256>;
+var<workgroup> local_bins: array<atomic<u32>, 256>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+  atomicStore(&local_bins[li], 0u);
+  workgroupBarrier();
+  if (gid.x < arrayLength(&values)) {
+    atomicAdd(&local_bins[values[gid.x] & 255u], 1u);
+  }
+  workgroupBarrier();
+  let mine = atomicLoad(&local_bins[li]);
+  if (mine != 0u) {
+    atomicAdd(&bins[li], mine);
+  }
+}
