@@ -9,6 +9,7 @@ from wgprim.errors import NoAdapterError, WgprimError
 from wgprim.ops.operators import Monoid
 from wgprim.ops.reduce import ReducePlan, argmax, argmin, max, min, prod, reduce, sum
 from wgprim.ops.scan import ScanPlan, cumsum, scan
+from wgprim.ops.sort import SortPlan, argsort, sort, sort_pairs
 from wgprim.program import batch
 
 __version__ = "0.1.0"
@@ -18,4 +19,5 @@ __all__ = [
     "NoAdapterError", "WgprimError", "Monoid", "batch",
     "reduce", "sum", "prod", "min", "max", "argmin", "argmax", "ReducePlan",
     "scan", "cumsum", "ScanPlan",
+    "sort", "argsort", "sort_pairs", "SortPlan",
 ]

@@ -98,7 +98,22 @@ def cases() -> list[Case]:
                         lambda x: wgprim.scan(x, "max", exclusive=True),
                         lambda x: np.concatenate([[np.float32(-np.inf) if x.dtype.kind == "f" else np.iinfo(x.dtype).min],
                                                   np.maximum.accumulate(x)[:-1]]).astype(x.dtype)))
+    for dt in ("uint32", "int32", "float32"):
+        out.append(Case("sort", dt, _values(dt), wgprim.sort, np.sort))
+        out.append(Case("sort descending", dt, _values(dt), lambda x: wgprim.sort(x, descending=True),
+                        lambda x: np.sort(x)[::-1]))
+        out.append(Case("argsort (stable)", dt, _few_distinct(dt), wgprim.argsort, lambda x: np.argsort(x, kind="stable")))
+    out.append(Case("sort_pairs", "uint32", lambda rng, n: (_few_distinct("uint32")(rng, n)[0], np.arange(n, dtype=np.uint32)),
+                    wgprim.sort_pairs, lambda k, v: (np.sort(k, kind="stable"), v[np.argsort(k, kind="stable")])))
+    out.append(Case("sort bitonic", "float32", _values("float32"), lambda x: wgprim.sort(x, method="bitonic"), np.sort))
     return out
+
+
+def _few_distinct(dtype: str):
+    # Many equal keys: stability shows in argsort and sort_pairs.
+    def make(rng, n):
+        return (rng.integers(0, 1000, n).astype(dtype),)
+    return make
 
 
 def _to_numpy(result):

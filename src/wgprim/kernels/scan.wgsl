@@ -11,6 +11,7 @@
 
 override WG: u32 = 256u;
 const VECS: u32 = 4u;  // vec4s per invocation
+override STAGED_VECS: u32 = WG * VECS + WG * VECS / 8u;  // padded, for scan_downsweep_staged
 
 struct Params {
   n: u32,           // elements in this chunk
@@ -65,8 +66,31 @@ fn scan_reduce(inv: Invocation) {
   }
 }
 
+// The scanned values of this invocation's 16 elements, from `run` (the combination of
+// everything before them). Shared by both downsweep variants.
+fn scan_own(first: u32, inv: Invocation, v: ptr<function, array<vec4<T>, VECS>>) -> T {
+  let group = group_index(inv);
+  let mine = combine(combine(total4((*v)[0]), total4((*v)[1])), combine(total4((*v)[2]), total4((*v)[3])));
+  var run = lanes_exclusive_scan(inv, mine);
+  if (params.has_prefix == 1u) {
+    run = combine(tile_prefix[params.tile_offset + group], run);
+  }
+  let exclusive = params.exclusive == 1u;
+  for (var k = 0u; k < VECS; k++) {
+    let x = (*v)[k];
+    let a = combine(run, x.x);
+    let b = combine(a, x.y);
+    let c = combine(b, x.z);
+    let d = combine(c, x.w);
+    (*v)[k] = select(vec4<T>(a, b, c, d), vec4<T>(run, a, b, c), exclusive);
+    run = d;
+  }
+  return run;
+}
+
 // Dispatch 3 (or the only one for a single tile): scan each tile, starting from its
-// tile's exclusive prefix (computed by the previous dispatches).
+// tile's exclusive prefix (computed by the previous dispatches). Each invocation writes
+// its own 4 consecutive vec4s.
 @compute @workgroup_size(WG)
 fn scan_downsweep(inv: Invocation) {
   let group = group_index(inv);
@@ -78,23 +102,46 @@ fn scan_downsweep(inv: Invocation) {
   for (var k = 0u; k < VECS; k++) {
     v[k] = load_vec(first + k);
   }
-  let mine = combine(combine(total4(v[0]), total4(v[1])), combine(total4(v[2]), total4(v[3])));
-  var run = lanes_exclusive_scan(inv, mine);
-  if (params.has_prefix == 1u) {
-    run = combine(tile_prefix[params.tile_offset + group], run);
-  }
-  let exclusive = params.exclusive == 1u;
+  scan_own(first, inv, &v);
   for (var k = 0u; k < VECS; k++) {
-    let x = v[k];
-    let a = combine(run, x.x);
-    let b = combine(a, x.y);
-    let c = combine(b, x.z);
-    let d = combine(c, x.w);
-    let out = select(vec4<T>(a, b, c, d), vec4<T>(run, a, b, c), exclusive);
-    run = d;
     // The chunk's last vec4 may run past n into the buffer's padding (buffers are whole vec4s).
     if ((first + k) * 4u < params.n) {
-      dst[first + k] = out;
+      dst[first + k] = v[k];
+    }
+  }
+}
+
+// The same, with the results staged in workgroup memory so that each store instruction
+// of a subgroup writes consecutive vec4s (used where workgroup memory allows 18 KiB).
+var<workgroup> staged: array<vec4<T>, STAGED_VECS>;
+
+// One spare vec4 every 8 keeps both the row-wise writes and column-wise reads free of
+// bank conflicts.
+fn staged_slot(i: u32) -> u32 {
+  return i + (i >> 3u);
+}
+
+@compute @workgroup_size(WG)
+fn scan_downsweep_staged(inv: Invocation) {
+  let group = group_index(inv);
+  if (group >= params.groups) {
+    return;
+  }
+  let first = (group * WG + inv.index) * VECS;
+  var v: array<vec4<T>, VECS>;
+  for (var k = 0u; k < VECS; k++) {
+    v[k] = load_vec(first + k);
+  }
+  scan_own(first, inv, &v);
+  for (var k = 0u; k < VECS; k++) {
+    staged[staged_slot(inv.index * VECS + k)] = v[k];
+  }
+  workgroupBarrier();
+  let tile_first = group * WG * VECS;
+  for (var k = 0u; k < VECS; k++) {
+    let i = k * WG + inv.index;
+    if ((tile_first + i) * 4u < params.n) {
+      dst[tile_first + i] = staged[staged_slot(i)];
     }
   }
 }

@@ -19,6 +19,7 @@ from wgprim.program import Plan, Program, consecutive_subgroups, get_pipeline
 
 WG = 256
 TILE = WG * 16  # elements per workgroup: 16 consecutive per invocation
+STAGE_STORES = True  # downsweep writes through workgroup memory where it fits (see scan.wgsl)
 
 
 def cumsum_error_bound(abs_prefix_sums, dtype=np.float32):
@@ -40,7 +41,11 @@ class _Recorder:
         preamble = operators.preamble(op, dt)
         kernel = (lanes, "scan")
         self.reduce = get_pipeline(device, kernel, preamble, "scan_reduce", {"WG": WG})
-        self.downsweep = get_pipeline(device, kernel, preamble, "scan_downsweep", {"WG": WG})
+        # Staging the results in workgroup memory (coalesced stores) needs 18 KiB for f32.
+        staged_bytes = (TILE // 4) * 9 // 8 * 4 * dt.itemsize + WG * dt.itemsize
+        staged = staged_bytes <= device.max_workgroup_storage and STAGE_STORES
+        entry = "scan_downsweep_staged" if staged else "scan_downsweep"
+        self.downsweep = get_pipeline(device, kernel, preamble, entry, {"WG": WG})
 
     def record(self, p: Program, src: Array, dst: Array, exclusive: bool) -> None:
         n, dev = src.size, p.device

@@ -1,0 +1,262 @@
+"""sort / argsort / sort_pairs / SortPlan against numpy's stable sort."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from wgprim.array import asarray
+from wgprim.device import binding_limit, get_device
+from wgprim.ops.sort import SortPlan, argsort, sort, sort_pairs
+
+DTYPES = [np.uint32, np.int32, np.float32]
+SIZES = [0, 1, 2, 3, 255, 256, 257, 1023, 1025, 4095, 4096, 4097, 8193, 65535, 65537]
+
+
+def random_keys(n, dtype, rng, low=None, high=None):
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        return (rng.standard_normal(n) * 1e3).astype(dt)
+    info = np.iinfo(dt)
+    low = info.min if low is None else low
+    high = info.max if high is None else high
+    return rng.integers(low, high, n, dtype=np.int64, endpoint=True).astype(dt)
+
+
+def stable_order(x, descending=False):
+    """numpy's stable order; descending: largest first, ties in input order, NaN first."""
+    if not descending:
+        return np.argsort(x, kind="stable")
+    n = x.size
+    return (n - 1 - np.argsort(x[::-1], kind="stable"))[::-1]
+
+
+def check_all(x, descending=False, method="radix"):
+    order = stable_order(x, descending)
+    # Values equal under == and NaN in the same places (assert_array_equal's rule).
+    np.testing.assert_array_equal(sort(x, descending=descending, method=method).numpy(), x[order])
+    if method == "radix":
+        np.testing.assert_array_equal(argsort(x, descending=descending).numpy(), order)
+        values = np.arange(x.size, dtype=np.int32) * 3 - 7
+        keys_out, vals_out = sort_pairs(x, values, descending=descending)
+        np.testing.assert_array_equal(keys_out.numpy(), x[order])
+        np.testing.assert_array_equal(vals_out.numpy(), values[order])
+
+
+@pytest.fixture(params=["subgroups", "fallback"])
+def ranking_path(request, monkeypatch):
+    """Both ranking paths: subgroup block scan (where the adapter has subgroups) and the
+    workgroup-memory fallback."""
+    if request.param == "fallback":
+        monkeypatch.setenv("WGPRIM_NO_SUBGROUPS", "1")
+        assert not get_device().has_subgroups
+    elif not get_device().has_subgroups:
+        pytest.skip("adapter has no subgroups")
+    return request.param
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", SIZES)
+def test_random_sizes(n, dtype, ranking_path):
+    x = random_keys(n, dtype, np.random.default_rng(n))
+    check_all(x)
+    check_all(x, descending=True)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_millions(dtype):
+    x = random_keys(2_000_000 + 3, dtype, np.random.default_rng(7))
+    order = np.argsort(x, kind="stable")
+    np.testing.assert_array_equal(sort(x).numpy(), x[order])
+    if dtype == np.float32:
+        np.testing.assert_array_equal(argsort(x).numpy(), order)
+
+
+def test_millions_pairs_descending():
+    x = random_keys(3_000_001, np.int32, np.random.default_rng(8), -1000, 1000)  # many duplicates
+    values = np.random.default_rng(9).standard_normal(x.size).astype(np.float32)
+    order = stable_order(x, descending=True)
+    keys_out, vals_out = sort_pairs(x, values, descending=True)
+    np.testing.assert_array_equal(keys_out.numpy(), x[order])
+    np.testing.assert_array_equal(vals_out.numpy(), values[order])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [300, 20_000])
+def test_patterns(n, dtype):
+    rng = np.random.default_rng(3)
+    x = random_keys(n, dtype, rng)
+    for pattern in (
+        np.sort(x),                                 # already sorted
+        np.sort(x)[::-1].copy(),                    # reversed
+        np.full(n, x[0]),                           # all equal (every pass skipped but one)
+        random_keys(n, dtype, rng, 0, 3) if dtype != np.float32 else rng.integers(0, 3, n).astype(dtype),
+        random_keys(n, dtype, rng, 0, 70_000) if dtype != np.float32 else x.round(),  # some digits constant
+    ):
+        check_all(pattern)
+        check_all(pattern, descending=True)
+
+
+def test_integer_extremes():
+    rng = np.random.default_rng(4)
+    for dtype in (np.int32, np.uint32):
+        info = np.iinfo(dtype)
+        specials = np.array([info.min, info.max, 0, 1, info.min + 1, info.max - 1], dtype=np.int64).astype(dtype)
+        x = rng.choice(specials, 10_000)
+        check_all(x)
+        check_all(x, descending=True)
+
+
+@pytest.mark.parametrize("n", [17, 5000, 100_000])
+def test_float_specials(n, ranking_path):
+    rng = np.random.default_rng(n)
+    specials = np.array([np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf, 1.0, -1.0,
+                         np.finfo(np.float32).max, np.finfo(np.float32).min,
+                         np.finfo(np.float32).tiny, -np.finfo(np.float32).tiny, 1e-45, -1e-45], np.float32)
+    x = rng.choice(specials, n).astype(np.float32)
+    x[::3] = rng.standard_normal(x[::3].size)
+    check_all(x)
+    check_all(x, descending=True)
+    s = sort(x).numpy()
+    assert np.all(np.isnan(s[-np.isnan(x).sum():]))  # NaN last
+    assert np.all(np.signbit(s[s == 0]) == False)  # zeros come back as +0.0  # noqa: E712
+    assert np.isnan(sort(x, descending=True).numpy()[0])  # NaN first when descending
+
+
+def test_signed_zeros_keep_input_order():
+    x = np.array([0.0, -0.0, 1.0, -0.0, 0.0, -1.0] * 1000, np.float32)
+    np.testing.assert_array_equal(argsort(x).numpy(), np.argsort(x, kind="stable"))
+    np.testing.assert_array_equal(argsort(x, descending=True).numpy(), stable_order(x, True))
+
+
+finite_or_special = st.one_of(
+    st.floats(width=32, allow_nan=True, allow_infinity=True),
+    st.sampled_from([0.0, -0.0, float("nan")]),
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(x=hnp.arrays(np.float32, st.integers(0, 600), elements=finite_or_special), descending=st.booleans())
+def test_hypothesis_float(x, descending):
+    check_all(x, descending)
+
+
+@settings(max_examples=25, deadline=None)
+@given(x=hnp.arrays(np.int32, st.integers(0, 5000), elements=st.integers(-5, 5)), descending=st.booleans())
+def test_hypothesis_duplicates(x, descending):
+    check_all(x, descending)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 255, 4096, 4097, 20_000, 100_003])
+def test_bitonic(n, dtype):
+    x = random_keys(n, dtype, np.random.default_rng(n + 1))
+    if dtype == np.float32 and n > 4:
+        x[::5] = np.nan
+        x[1::7] = -0.0
+        x[2::11] = np.inf
+    check_all(x, method="bitonic")
+    check_all(x, descending=True, method="bitonic")
+
+
+def test_value_dtypes_and_gpu_inputs():
+    rng = np.random.default_rng(5)
+    keys = random_keys(10_000, np.uint32, rng, 0, 50)
+    order = np.argsort(keys, kind="stable")
+    for values in (np.arange(keys.size, dtype=np.uint32), rng.standard_normal(keys.size).astype(np.float32),
+                   rng.integers(-(2**31), 2**31 - 1, keys.size).astype(np.int32)):
+        k, v = sort_pairs(asarray(keys), asarray(values))
+        assert v.dtype == values.dtype
+        np.testing.assert_array_equal(v.numpy(), values[order])
+        np.testing.assert_array_equal(k.numpy(), keys[order])
+    assert argsort(keys).dtype == np.uint32
+
+
+def test_binding_limit():
+    x = random_keys(40_000, np.uint32, np.random.default_rng(6))
+    with binding_limit(4 * 40_000 + 256):  # the keys just fit one binding; the scan is chunked
+        np.testing.assert_array_equal(sort(x).numpy(), np.sort(x))
+    with binding_limit(64 * 1024):
+        with pytest.raises(ValueError, match="storage binding"):
+            sort(x)
+        with pytest.raises(ValueError, match="storage binding"):
+            sort(x, method="bitonic")
+
+
+def test_errors():
+    for bad in (np.zeros(4, np.float64), np.zeros(4, np.int64), np.zeros(4, np.bool_), np.zeros(4, np.float16), [3, 1, 2]):
+        with pytest.raises(TypeError):
+            sort(bad)
+        with pytest.raises(TypeError):
+            argsort(bad)
+    with pytest.raises(TypeError):
+        sort_pairs(np.zeros(4, np.uint32), np.zeros(4, np.int64))
+    with pytest.raises(ValueError, match="one-dimensional"):
+        sort(np.zeros((2, 3), np.float32))
+    with pytest.raises(ValueError, match="one-dimensional"):
+        argsort(np.float32(1.0))
+    with pytest.raises(ValueError, match="differ in length"):
+        sort_pairs(np.zeros(4, np.uint32), np.zeros(5, np.uint32))
+    with pytest.raises(ValueError, match="method"):
+        sort(np.zeros(4, np.uint32), method="quick")
+
+
+def test_plan_runs_many_times_without_new_pipelines():
+    rng = np.random.default_rng(10)
+    n = 50_000
+    plan = SortPlan(n, np.float32, what="argsort")
+    x = asarray(random_keys(n, np.float32, rng))
+    plan(x)
+    pipelines = len(get_device().cache("pipelines"))
+    temps = list(plan._temps.values())
+    for _ in range(3):
+        host = random_keys(n, np.float32, rng)
+        get_device().device.queue.write_buffer(x.buffer, 0, host)
+        np.testing.assert_array_equal(plan(x).numpy(), np.argsort(host, kind="stable"))
+    assert len(get_device().cache("pipelines")) == pipelines
+    assert list(plan._temps.values()) == temps
+    assert len(plan._programs) == 1  # same buffers: recorded once
+
+
+def test_plan_pairs_skip_digits_and_profile():
+    rng = np.random.default_rng(11)
+    n = 30_000
+    keys = random_keys(n, np.uint32, rng, 0, 1000)  # two digits vary
+    values = rng.standard_normal(n).astype(np.float32)
+    plan = SortPlan(n, np.uint32, what="pairs", descending=True, skip_digits=True)
+    (k, v), times = plan(keys, values, profile=True)
+    order = stable_order(keys, True)
+    np.testing.assert_array_equal(k.numpy(), keys[order])
+    np.testing.assert_array_equal(v.numpy(), values[order])
+    if times is not None:
+        labels = {t.label for t in times}
+        assert labels == {"radix count", "radix scan", "radix scatter"}
+        # Keys below 1000 (inverted for descending: the high bytes are 0xff in every key):
+        # only the two low digits get a pass.
+        assert sum(t.label == "radix scatter" for t in times) == 2
+    keys_plan = SortPlan(n, np.uint32)
+    np.testing.assert_array_equal(keys_plan(keys).numpy(), np.sort(keys))
+    with pytest.raises(ValueError):
+        keys_plan(keys[:-1])
+    with pytest.raises(TypeError):
+        SortPlan(n, np.float64)
+
+
+def test_small_workgroup_memory(monkeypatch):
+    """Devices with only WebGPU's minimum 16 KiB of workgroup memory get 1024-key tiles."""
+    from wgprim.ops.radix_sort import RadixSorter
+    from wgprim.program import Program
+
+    dev = get_device()
+    monkeypatch.setitem(dev.limits, "max-compute-workgroup-storage-size", 16384)
+    sorter = RadixSorter(dev, np.dtype(np.float32), descending=True)
+    assert sorter.tile == 1024
+    x = random_keys(10_001, np.float32, np.random.default_rng(12))
+    out = asarray(np.zeros(x.size, np.float32))
+    idx = asarray(np.zeros(x.size, np.uint32))
+    program = Program(dev)
+    sorter.record(program, asarray(x), out, None, idx, index_values=True)
+    program.run()
+    np.testing.assert_array_equal(idx.numpy(), stable_order(x, True))
