@@ -10,6 +10,8 @@ from wgprim.ops.operators import Monoid
 from wgprim.ops.reduce import ReducePlan, argmax, argmin, max, min, prod, reduce, sum
 from wgprim.ops.scan import ScanPlan, cumsum, scan
 from wgprim.ops.sort import SortPlan, argsort, sort, sort_pairs
+from wgprim.ops.histogram import bincount, histogram
+from wgprim.ops.select import compact, nonzero, run_length_encode, unique
 from wgprim.program import batch
 
 __version__ = "0.1.0"
@@ -20,4 +22,5 @@ __all__ = [
     "reduce", "sum", "prod", "min", "max", "argmin", "argmax", "ReducePlan",
     "scan", "cumsum", "ScanPlan",
     "sort", "argsort", "sort_pairs", "SortPlan",
+    "histogram", "bincount", "compact", "nonzero", "unique", "run_length_encode",
 ]

@@ -106,7 +106,42 @@ def cases() -> list[Case]:
     out.append(Case("sort_pairs", "uint32", lambda rng, n: (_few_distinct("uint32")(rng, n)[0], np.arange(n, dtype=np.uint32)),
                     wgprim.sort_pairs, lambda k, v: (np.sort(k, kind="stable"), v[np.argsort(k, kind="stable")])))
     out.append(Case("sort bitonic", "float32", _values("float32"), lambda x: wgprim.sort(x, method="bitonic"), np.sort))
+    out.append(Case("min (atomic)", "float32", _values("float32"), lambda x: wgprim.min(x, method="atomic"), np.min))
+    out.append(Case("max (atomic)", "int32", _values("int32"), lambda x: wgprim.max(x, method="atomic"), np.max))
+    out.append(Case("histogram 256 bins", "float32", _values("float32"),
+                    lambda x: wgprim.histogram(x, bins=256, range=(-4, 4))[0],
+                    lambda x: np.histogram(x, bins=256, range=(-4, 4))[0], _same_counts))
+    out.append(Case("histogram range=None", "float32", _values("float32"),
+                    lambda x: wgprim.histogram(x, bins=100)[0], lambda x: np.histogram(x, bins=100)[0], _same_counts))
+    out.append(Case("histogram weighted", "float32", lambda rng, n: (_values("float32")(rng, n)[0], rng.random(n).astype(np.float32)),
+                    lambda x, w: wgprim.histogram(x, bins=64, range=(-4, 4), weights=w)[0],
+                    lambda x, w: np.histogram(x, bins=64, range=(-4, 4), weights=w.astype(np.float64))[0],
+                    lambda g, r, x, w: bool(np.all(np.abs(g - r) <= 1e-5 * np.maximum(r, 1.0)))))
+    out.append(Case("bincount", "int32", lambda rng, n: (rng.integers(0, 1000, n).astype(np.int32),),
+                    wgprim.bincount, np.bincount, _same_counts))
+    out.append(Case("compact x[mask]", "float32", _masked, wgprim.compact, lambda x, m: x[m]))
+    out.append(Case("compact unordered", "float32", _masked, lambda x, m: wgprim.compact(x, m, ordered=False),
+                    lambda x, m: x[m], lambda g, r, *a: np.array_equal(np.sort(g), np.sort(r))))
+    out.append(Case("nonzero", "bool", lambda rng, n: (rng.random(n) < 0.3,), wgprim.nonzero, np.flatnonzero))
+    out.append(Case("unique (counts)", "uint32", _few_distinct("uint32"), lambda x: wgprim.unique(x, return_counts=True),
+                    lambda x: np.unique(x, return_counts=True),
+                    lambda g, r, x: all(np.array_equal(a, b) for a, b in zip(g, r))))
+    out.append(Case("run_length_encode", "int32", lambda rng, n: (np.repeat(rng.integers(0, 5, n // 4 + 1), 4)[:n].astype(np.int32),),
+                    wgprim.run_length_encode, _rle))
     return out
+
+
+def _masked(rng, n):
+    return _values("float32")(rng, n)[0], rng.random(n) < 0.5
+
+
+def _same_counts(got, ref, *inputs) -> bool:
+    return np.array_equal(np.asarray(got).astype(np.int64), np.asarray(ref).astype(np.int64))
+
+
+def _rle(x):
+    starts = np.flatnonzero(np.concatenate([[True], x[1:] != x[:-1]])) if x.size else np.zeros(0, np.int64)
+    return x[starts], np.diff(np.concatenate([starts, [x.size]])).astype(np.uint32)
 
 
 def _few_distinct(dtype: str):

@@ -184,3 +184,12 @@ def test_hypothesis_float32(values, op):
         assert np.isnan(got)
     else:
         assert_reduce(x, op, got)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_min_max_atomic_method_matches_tree(dtype, rng):
+    x = random_values(rng, 70_001, dtype)
+    assert wgprim.min(x, method="atomic").item() == wgprim.min(x).item() == x.min()
+    assert wgprim.max(x, method="atomic").item() == x.max()
+    with pytest.raises(ValueError, match="method"):
+        wgprim.min(x, method="fastest")

@@ -52,12 +52,14 @@ fn minmax_accumulate(@builtin(workgroup_id) wid: vec3<u32>,
   var lo = 0xffffffffu;
   var hi = 0u;
   var v = group * WG + t;
-  for (; v + stride < full; v += 2u * stride) {  // two loads in flight
+  for (; v + 3u * stride < full; v += 4u * stride) {  // four loads in flight
     let a = src[v];
     let b = src[v + stride];
+    let c = src[v + 2u * stride];
+    let d = src[v + 3u * stride];
     for (var k = 0u; k < 4u; k++) {
-      lo = min(lo, min(key_min(a[k]), key_min(b[k])));
-      hi = max(hi, max(key_max(a[k]), key_max(b[k])));
+      lo = min(lo, min(min(key_min(a[k]), key_min(b[k])), min(key_min(c[k]), key_min(d[k]))));
+      hi = max(hi, max(max(key_max(a[k]), key_max(b[k])), max(key_max(c[k]), key_max(d[k]))));
     }
   }
   for (; v < nvec; v += stride) {

@@ -57,7 +57,7 @@ def _run(arr: Array, swap: bool) -> Array:
     accumulate = get_pipeline(dev, "atomic_minmax", preamble, "minmax_accumulate", {"WG": WG})
     decode = get_pipeline(dev, "atomic_minmax", preamble, "minmax_decode", {"WG": WG})
     for c in chunks(n, arr.itemsize, WG * 4, dev):  # every chunk adds into the same two keys
-        groups = min(MAX_GROUPS, -(-c.count // (WG * 8)))
+        groups = min(MAX_GROUPS, -(-c.count // (WG * 16)))
         program.dispatch("atomic min/max accumulate", accumulate,
                          {0: program.params(c.count, groups, 0), 1: c.view(arr), 2: keys.buffer}, groups)
     program.dispatch("atomic min/max decode", decode,

@@ -156,12 +156,27 @@ def prod(x) -> Array:
     return reduce(x, "prod")
 
 
-def min(x) -> Array:
-    return reduce(x, "min")
+def _min_max(x, op: str, method: str) -> Array:
+    if method == "atomic":
+        # One atomicMin/atomicMax per workgroup into a global word, read in the next
+        # dispatch: the legitimate cross-workgroup atomic. Tree stays the default: on an
+        # H200 both read at about the same speed (docs/histogram_select.md).
+        from wgprim.ops.atomic_minmax import atomic_reduce
+
+        return atomic_reduce(x, op)
+    if method != "tree":
+        raise ValueError(f"method must be 'tree' or 'atomic', not {method!r}")
+    return reduce(x, op)
 
 
-def max(x) -> Array:
-    return reduce(x, "max")
+def min(x, method: str = "tree") -> Array:
+    """Smallest element (NaN if any). `method="atomic"`: u32/i32/f32 through global atomics."""
+    return _min_max(x, "min", method)
+
+
+def max(x, method: str = "tree") -> Array:
+    """Largest element (NaN if any). `method="atomic"`: u32/i32/f32 through global atomics."""
+    return _min_max(x, "max", method)
 
 
 def argmin(x) -> Array:

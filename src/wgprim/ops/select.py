@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from wgprim.array import Array, check_dtype, empty
+from wgprim.array import Array, empty
 from wgprim.ops.common import as_input, chunks
-from wgprim.program import Program, get_pipeline
+from wgprim.program import Program, consecutive_subgroups, get_pipeline
 
 U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
 BOOL = np.dtype(np.bool_)
@@ -53,6 +53,8 @@ def _compact_program(x: Array | None, mask: Array, ordered: bool):
     kind = "indices" if x is None else "values"
     preamble = f"alias T = {WGSL[dt]};\n"
     consts = {"WG": WG}
+    ranks = "select_ranks_subgroup" if consecutive_subgroups(dev) else "select_ranks_barrier"
+    kernel = (ranks, "select")
     program = Program(dev, label="compact" if ordered else "compact unordered")
     parts = chunks(n, 4, TILE, dev)
     totals = empty((len(parts),), U32, dev)  # zero-filled: the append counters start at 0
@@ -69,16 +71,16 @@ def _compact_program(x: Array | None, mask: Array, ordered: bool):
 
             counts = Array(program.temp(4 * groups), U32, (groups,), dev)
             prefix = Array(program.temp(4 * groups), U32, (groups,), dev)
-            count_pipe = get_pipeline(dev, "select", preamble, "select_count", consts)
+            count_pipe = get_pipeline(dev, kernel, preamble, "select_count", consts)
             program.dispatch("compact count", count_pipe,
                              {0: program.params(c.count, groups, c.start, slot), 1: c.view(mask), 2: counts.buffer},
                              groups)
             _Recorder(dev, U32, "sum").record(program, counts, prefix, exclusive=True)
-            pipe = get_pipeline(dev, "select", preamble, f"select_scatter_{kind}", consts)
+            pipe = get_pipeline(dev, kernel, preamble, f"select_scatter_{kind}", consts)
             bind.update({0: program.params(c.count, groups, c.start, slot), 3: prefix.buffer, 7: totals.buffer})
             program.dispatch(f"compact scatter {kind}", pipe, bind, groups)
         else:
-            pipe = get_pipeline(dev, "select", preamble, f"select_append_{kind}", consts)
+            pipe = get_pipeline(dev, kernel, preamble, f"select_append_{kind}", consts)
             bind.update({0: program.params(c.count, groups, c.start, slot), 6: totals.buffer})
             program.dispatch(f"compact append {kind}", pipe, bind, groups)
     return program, outs, totals

@@ -1,0 +1,205 @@
+"""histogram and bincount against numpy."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from wgprim.device import binding_limit
+from wgprim.ops.histogram import bincount, histogram
+
+DTYPES = [np.uint32, np.int32, np.float32]
+SIZES = [0, 1, 255, 256, 257, 1023, 1025, 4097, 65537, 300_001]
+
+
+def data(n, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    if np.dtype(dtype).kind == "f":
+        return (rng.standard_normal(n) * 100).astype(dtype)
+    if dtype == np.int32:
+        return rng.integers(-1000, 1000, n).astype(dtype)
+    return rng.integers(0, 2000, n).astype(dtype)
+
+
+def check(x, **kw):
+    got, edges = histogram(x, **kw)
+    want, want_edges = np.histogram(x, **kw)
+    np.testing.assert_array_equal(edges, want_edges)
+    assert edges.dtype == want_edges.dtype
+    if kw.get("weights") is not None and np.asarray(kw["weights"]).dtype.kind == "f":
+        w = np.abs(np.asarray(kw["weights"], np.float64))
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-5 * w.sum() + 1e-6)
+    else:
+        np.testing.assert_array_equal(got.numpy(), want)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", SIZES)
+def test_auto_range(dtype, n):
+    check(data(n, dtype, seed=n), bins=10)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("bins", [1, 3, 256, 1000, 5000, 20000])
+def test_bin_counts(dtype, bins):
+    # 20000 bins do not fit in workgroup memory on most devices: the global-atomic path
+    check(data(50_000, dtype, seed=bins), bins=bins, range=(-150, 1500))
+
+
+def test_values_on_edges_f32():
+    # every edge and its float32 neighbours: numpy's comparisons decide the bin
+    for lo, hi, bins in [(0.1, 0.9, 7), (-1.0, 1.0, 256), (0.0, 1e-3, 13), (3.0, 3.0, 5)]:
+        _, edges = np.histogram(np.zeros(0, np.float32), bins=bins, range=(lo, hi))
+        e = edges.astype(np.float32)
+        x = np.concatenate([e, np.nextafter(e, np.float32(np.inf)), np.nextafter(e, np.float32(-np.inf))])
+        check(x, bins=bins, range=(lo, hi))
+        check(x, bins=bins)
+
+
+def test_values_on_edges_int():
+    x = np.arange(-20, 40, dtype=np.int32)
+    for bins, rng in [(7, (0.5, 10.5)), (3, (0, 9)), (10, (-3.3, 30.7)), (64, (-20, 39))]:
+        check(x, bins=bins, range=rng)
+    check(np.arange(0, 300, dtype=np.uint32), bins=7, range=(10, 200))
+
+
+def test_float64_range_on_float32_data():
+    # numpy scalars of float64 make numpy compare in float64: edges are float64 then
+    x = np.linspace(0, 1, 1001, dtype=np.float32)
+    check(x, bins=10, range=(np.float64(0.1), np.float64(0.7)))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_explicit_edges(dtype):
+    x = data(20_000, dtype, seed=3)
+    check(x, bins=[-100, -3.5, 0, 0, 2, 17.25, 500, 1000])
+    check(x, bins=np.array([0, 1, 1, 1], np.float64))
+    check(x, bins=np.array([-50, 7, 900], np.int64))
+    check(x, bins=np.linspace(-200, 2000, 333).astype(np.float32))
+
+
+def test_edges_beyond_int_range():
+    x = np.array([0, 1, 2**31 - 1, 2**32 - 1], np.uint32)
+    check(x, bins=[0, 1, 2**32 - 0.5, 2**33, 2**34])
+    check(np.array([-(2**31), 0, 2**31 - 1], np.int32), bins=[-(2**40), -5.0, 2**31 - 1, 2**31 - 0.5, 2**40])
+
+
+def test_outside_range_and_nan_ignored():
+    x = np.array([np.nan, -1, 0, 0.5, 1, 2, np.inf, -np.inf], np.float32)
+    check(x, bins=4, range=(0, 1))
+    with pytest.raises(ValueError):
+        histogram(x, bins=4)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_skewed_one_bin(dtype):
+    x = np.full(200_003, 7, dtype)
+    check(x, bins=16)
+    check(x, bins=256, range=(0, 100))
+
+
+@pytest.mark.parametrize("wdtype", [np.float32, np.int32, np.uint32])
+@pytest.mark.parametrize("bins", [10, 300, 20000])
+def test_weights(wdtype, bins):
+    x = data(30_001, np.float32, seed=5)
+    w = data(30_001, wdtype, seed=6)
+    if wdtype == np.uint32:
+        w = w % 100
+    check(x, bins=bins, range=(-250, 250), weights=w)
+    got, _ = histogram(x, bins=bins, range=(-250, 250), weights=w)
+    assert got.dtype == np.dtype(wdtype)
+
+
+def test_weights_skewed_f32():
+    x = np.zeros(100_000, np.float32)
+    w = np.full(100_000, 0.25, np.float32)
+    got, _ = histogram(x, bins=4, range=(-1, 1), weights=w)
+    np.testing.assert_array_equal(got.numpy(), [0, 0, 25_000, 0])  # exact: sums of quarters
+
+
+def test_chunked_path():
+    x = data(100_003, np.float32, seed=9)
+    w = data(100_003, np.int32, seed=10)
+    with binding_limit(64 * 1024):
+        check(x, bins=50)
+        check(x, bins=50, range=(-10, 10), weights=w)
+        check(x, bins=[-5, 0, 5, 300])
+
+
+def test_errors():
+    x = np.arange(10, dtype=np.float32)
+    with pytest.raises(TypeError):
+        histogram(np.arange(10, dtype=np.float64))
+    with pytest.raises(TypeError):
+        histogram(np.ones(10, bool))
+    with pytest.raises(ValueError):
+        histogram(x, bins=0)
+    with pytest.raises(ValueError):
+        histogram(x, bins=[0, 2, 1])
+    with pytest.raises(ValueError):
+        histogram(x, bins=3, range=(2, 1))
+    with pytest.raises(ValueError):
+        histogram(x, bins="auto")
+    with pytest.raises(ValueError):
+        histogram(x, weights=np.ones(3, np.float32))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    values=st.lists(st.floats(-1e4, 1e4, width=32), max_size=3000),
+    bins=st.integers(1, 600),
+    lo=st.floats(-1e4, 1e4, width=32),
+    width=st.floats(0, 1e4, width=32),
+)
+def test_hypothesis_f32(values, bins, lo, width):
+    x = np.array(values, np.float32)
+    kw = {"bins": bins, "range": (lo, lo + width)}
+    try:
+        want = np.histogram(x, **kw)
+    except ValueError:  # too many bins for a tiny range: numpy refuses, so must we
+        with pytest.raises(ValueError):
+            histogram(x, **kw)
+        return
+    got, edges = histogram(x, **kw)
+    np.testing.assert_array_equal(got.numpy(), want[0])
+
+
+@settings(max_examples=25, deadline=None)
+@given(values=st.lists(st.integers(-(2**31), 2**31 - 1), min_size=1, max_size=2000), bins=st.integers(1, 300))
+def test_hypothesis_i32(values, bins):
+    check(np.array(values, np.int32), bins=bins)
+
+
+# -- bincount ------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", [np.uint32, np.int32])
+@pytest.mark.parametrize("n", SIZES)
+def test_bincount(dtype, n):
+    x = np.random.default_rng(n).integers(0, 300, n).astype(dtype)
+    np.testing.assert_array_equal(bincount(x).numpy(), np.bincount(x))
+
+
+def test_bincount_minlength_weights_and_many_bins():
+    rng = np.random.default_rng(1)
+    x = rng.integers(0, 40, 5000).astype(np.int32)
+    np.testing.assert_array_equal(bincount(x, minlength=100).numpy(), np.bincount(x, minlength=100))
+    w = rng.standard_normal(5000).astype(np.float32)
+    np.testing.assert_allclose(bincount(x, weights=w).numpy(), np.bincount(x, weights=w), rtol=1e-5, atol=1e-4)
+    wi = rng.integers(-5, 5, 5000).astype(np.int32)
+    np.testing.assert_array_equal(bincount(x, weights=wi).numpy(), np.bincount(x, weights=wi).astype(np.int32))
+    big = rng.integers(0, 200_000, 10_000).astype(np.uint32)  # global-atomic path
+    np.testing.assert_array_equal(bincount(big).numpy(), np.bincount(big))
+    skew = np.full(100_000, 3, np.uint32)
+    np.testing.assert_array_equal(bincount(skew).numpy(), np.bincount(skew))
+    np.testing.assert_array_equal(bincount(np.zeros(0, np.int32), minlength=4).numpy(), np.zeros(4))
+    with binding_limit(32 * 1024):
+        np.testing.assert_array_equal(bincount(x.repeat(10)).numpy(), np.bincount(x.repeat(10)))
+
+
+def test_bincount_errors():
+    with pytest.raises(ValueError):
+        bincount(np.array([1, -1, 2], np.int32))
+    with pytest.raises(ValueError):
+        bincount(np.array([1, 2], np.int32), minlength=-1)
+    with pytest.raises(TypeError):
+        bincount(np.array([1.0, 2.0], np.float32))
+    with pytest.raises(ValueError):
+        bincount(np.array([1, 2], np.int32), weights=np.ones(3, np.float32))

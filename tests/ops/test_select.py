@@ -1,0 +1,183 @@
+"""compact, nonzero, unique, run_length_encode against numpy."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wgprim.device import binding_limit
+from wgprim.ops.select import compact, nonzero, run_length_encode, unique
+
+DTYPES = [np.uint32, np.int32, np.float32]
+# 4096 elements per tile; 4096 tiles make the scan of tile counts take two levels
+SIZES = [0, 1, 3, 4, 5, 255, 256, 257, 4095, 4096, 4097, 65535, 65537, 300_001]
+
+try:
+    import wgprim.ops.sort  # noqa: F401
+
+    HAVE_SORT = True
+except ImportError:
+    HAVE_SORT = False
+needs_sort = pytest.mark.skipif(not HAVE_SORT, reason="wgprim.ops.sort is not available yet")
+
+
+def values(n, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    if np.dtype(dtype).kind == "f":
+        return rng.standard_normal(n).astype(dtype)
+    return rng.integers(0, 2**31 - 1, n).astype(dtype)
+
+
+def masks(n, seed=0):
+    rng = np.random.default_rng(seed + 1)
+    yield "half", rng.random(n) < 0.5
+    yield "sparse", rng.random(n) < 0.01
+    yield "empty", np.zeros(n, bool)
+    yield "full", np.ones(n, bool)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", SIZES)
+def test_compact(dtype, n):
+    x = values(n, dtype, seed=n)
+    for name, m in masks(n, seed=n):
+        got = compact(x, m)
+        assert got.dtype == np.dtype(dtype)
+        np.testing.assert_array_equal(got.numpy(), x[m], err_msg=name)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_nonzero(n):
+    for name, m in masks(n, seed=n):
+        got = nonzero(m)
+        assert got.dtype == np.uint32
+        np.testing.assert_array_equal(got.numpy(), np.flatnonzero(m), err_msg=name)
+
+
+@pytest.mark.parametrize("n", [1, 257, 4097, 300_001])
+def test_unordered_is_same_set(n):
+    x = np.arange(n, dtype=np.uint32)  # distinct values: the multiset is the set
+    for name, m in masks(n, seed=n):
+        got = compact(x, m, ordered=False).numpy()
+        np.testing.assert_array_equal(np.sort(got), x[m], err_msg=name)
+        np.testing.assert_array_equal(np.sort(nonzero(m, ordered=False).numpy()), np.flatnonzero(m), err_msg=name)
+
+
+def test_several_scan_levels():
+    # 2^24 + 5 flags: 4097 tiles, so the tile-count scan recurses once more
+    n = 2**24 + 5
+    m = np.zeros(n, bool)
+    m[::3] = True
+    m[-1] = True
+    np.testing.assert_array_equal(nonzero(m).numpy(), np.flatnonzero(m))
+
+
+def test_nd_and_mask_bytes():
+    x = values(1000, np.float32).reshape(10, 100)
+    m = x > 0
+    np.testing.assert_array_equal(compact(x, m).numpy(), x[m])
+    np.testing.assert_array_equal(nonzero(m).numpy(), np.flatnonzero(m))
+    # a bool byte holding 2..255 (not written by numpy) still counts as True
+    raw = np.array([0, 1, 2, 255, 0, 128], np.uint8).view(bool)
+    np.testing.assert_array_equal(nonzero(raw).numpy(), [1, 2, 3, 5])
+
+
+@pytest.mark.parametrize("ordered", [True, False])
+def test_chunked_path(ordered):
+    n = 100_003
+    x = values(n, np.int32, seed=4)
+    for name, m in masks(n, seed=4):
+        with binding_limit(4096 * 4 * 3):  # three tiles of int32 per binding
+            got = compact(x, m, ordered=ordered).numpy()
+            idx = nonzero(m, ordered=ordered).numpy()
+        if not ordered:
+            got, idx = np.sort(got), np.sort(idx)
+            np.testing.assert_array_equal(got, np.sort(x[m]), err_msg=name)
+        else:
+            np.testing.assert_array_equal(got, x[m], err_msg=name)
+        np.testing.assert_array_equal(idx, np.flatnonzero(m), err_msg=name)
+
+
+def test_compact_errors():
+    x = np.arange(10, dtype=np.float32)
+    with pytest.raises(TypeError):
+        compact(x, np.ones(10, np.int32))
+    with pytest.raises(ValueError):
+        compact(x, np.ones(9, bool))
+    with pytest.raises(TypeError):
+        compact(np.arange(10, dtype=np.float64), np.ones(10, bool))
+    with pytest.raises(TypeError):
+        nonzero(np.arange(10, dtype=np.uint32))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.booleans(), max_size=9000))
+def test_hypothesis_nonzero(bits):
+    m = np.array(bits, bool)
+    np.testing.assert_array_equal(nonzero(m).numpy(), np.flatnonzero(m))
+
+
+# -- run_length_encode ---------------------------------------------------------------
+def rle_reference(x):
+    x = np.ravel(x)
+    if x.size == 0:
+        return x, np.zeros(0, np.int64)
+    differ = (x[1:] != x[:-1]) & ~(np.isnan(x[1:]) & np.isnan(x[:-1])) if x.dtype.kind == "f" else x[1:] != x[:-1]
+    starts = np.flatnonzero(np.concatenate([[True], differ]))
+    return x[starts], np.diff(np.append(starts, x.size))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [0, 1, 2, 257, 4097, 100_001])
+def test_run_length_encode(dtype, n):
+    rng = np.random.default_rng(n)
+    for x in (rng.integers(0, 3, n).astype(dtype), np.full(n, 5, dtype), np.arange(n).astype(dtype)):
+        v, c = run_length_encode(x)
+        want_v, want_c = rle_reference(x)
+        np.testing.assert_array_equal(v.numpy(), want_v)
+        np.testing.assert_array_equal(c.numpy(), want_c)
+
+
+def test_run_length_encode_nan():
+    x = np.array([np.nan, np.nan, 1, 1, np.nan, 0.0, -0.0], np.float32)
+    v, c = run_length_encode(x)
+    np.testing.assert_array_equal(v.numpy(), [np.nan, 1, np.nan, 0.0])
+    np.testing.assert_array_equal(c.numpy(), [2, 2, 1, 2])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(0, 3), max_size=5000))
+def test_hypothesis_rle(items):
+    x = np.array(items, np.int32)
+    v, c = run_length_encode(x)
+    want_v, want_c = rle_reference(x)
+    np.testing.assert_array_equal(v.numpy(), want_v)
+    np.testing.assert_array_equal(c.numpy(), want_c)
+
+
+# -- unique (needs wgprim.ops.sort) --------------------------------------------------
+def check_unique(x):
+    got = unique(x, return_inverse=True, return_counts=True)
+    want = np.unique(x, return_inverse=True, return_counts=True)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.numpy(), w)
+    np.testing.assert_array_equal(unique(x).numpy(), want[0])
+
+
+@needs_sort
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [0, 1, 257, 4097, 100_001])
+def test_unique(dtype, n):
+    rng = np.random.default_rng(n)
+    check_unique(rng.integers(0, 50, n).astype(dtype))
+    check_unique(np.full(n, 7, dtype))  # all equal
+    check_unique(rng.permutation(n).astype(dtype))  # all distinct
+
+
+@needs_sort
+def test_unique_nan_and_shape():
+    x = np.array([[np.nan, 1, 0.0], [np.nan, -0.0, 1]], np.float32)
+    v, inv = unique(x, return_inverse=True)
+    want_v, want_inv = np.unique(x, return_inverse=True)
+    np.testing.assert_array_equal(v.numpy(), want_v)
+    np.testing.assert_array_equal(inv.numpy(), want_inv)
+    assert inv.shape == want_inv.shape
