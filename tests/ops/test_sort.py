@@ -9,7 +9,8 @@ from hypothesis.extra import numpy as hnp
 
 from wgprim.array import asarray
 from wgprim.device import binding_limit, get_device
-from wgprim.ops.sort import SortPlan, argsort, sort, sort_pairs
+from wgprim.ops import radix_sort
+from wgprim.ops.sort import SortPlan, _radix, argsort, sort, sort_pairs
 
 DTYPES = [np.uint32, np.int32, np.float32]
 SIZES = [0, 1, 2, 3, 255, 256, 257, 1023, 1025, 4095, 4096, 4097, 8193, 65535, 65537]
@@ -45,15 +46,21 @@ def check_all(x, descending=False, method="radix"):
         np.testing.assert_array_equal(vals_out.numpy(), values[order])
 
 
-@pytest.fixture(params=["subgroups", "fallback"])
+@pytest.fixture(params=["match", "subgroups", "fallback"])
 def ranking_path(request, monkeypatch):
-    """Both ranking paths: subgroup block scan (where the adapter has subgroups) and the
-    workgroup-memory fallback."""
+    """Every ranking path: subgroup match (where the adapter has subgroups), the 4-bit
+    splits with the subgroup block scan, and the splits with the workgroup-memory scan."""
     if request.param == "fallback":
         monkeypatch.setenv("WGPRIM_NO_SUBGROUPS", "1")
         assert not get_device().has_subgroups
     elif not get_device().has_subgroups:
         pytest.skip("adapter has no subgroups")
+    elif request.param == "subgroups":
+        monkeypatch.setattr(radix_sort, "USE_MATCH", False)
+    sorter = _radix(get_device(), np.dtype(np.uint32), False)
+    if request.param == "match" and not sorter.match:
+        pytest.skip("adapter's subgroups do not fit the match path")
+    assert sorter.match == (request.param == "match")
     return request.param
 
 
@@ -242,6 +249,26 @@ def test_plan_pairs_skip_digits_and_profile():
         keys_plan(keys[:-1])
     with pytest.raises(TypeError):
         SortPlan(n, np.float64)
+
+
+@pytest.mark.parametrize("items", [4, 8, 12])
+def test_match_tile_sizes(items, monkeypatch):
+    """The match path with every supported number of keys per invocation (the default is
+    covered above): partial last tiles, duplicates, pairs, argsort, both directions."""
+    monkeypatch.setattr(radix_sort, "MATCH_ITEMS", items)
+    sorter = _radix(get_device(), np.dtype(np.float32), False)
+    if not sorter.match:
+        pytest.skip("no match path on this adapter")
+    assert sorter.tile == 256 * items
+    rng = np.random.default_rng(items)
+    x = random_keys(3 * 256 * items + 77, np.float32, rng)
+    x[::4] = np.round(x[::4] / 100)  # many duplicates
+    x[1::9] = np.nan
+    x[2::13] = -0.0
+    check_all(x)
+    check_all(x, descending=True)
+    y = random_keys(5000, np.int32, rng, -3, 3)
+    check_all(y, descending=True)
 
 
 def test_small_workgroup_memory(monkeypatch):

@@ -9,6 +9,8 @@
 //   -> radix_scatter_keys / radix_scatter_pairs
 //                  each workgroup sorts its own tile stably by the digit inside workgroup
 //                  memory (two 4-bit split passes), then writes each key to its offset.
+//                  Adapters with subgroups use radix_scatter_match.wgsl instead (joined
+//                  after this file): one ranking per key by subgroup match.
 // No workgroup reads what another one writes in the same dispatch.
 //
 // Keys travel between passes as order-preserving u32 ("transformed"): the first pass

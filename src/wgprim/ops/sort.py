@@ -21,6 +21,7 @@ import numpy as np
 
 from wgprim.array import Array, empty
 from wgprim.device import get_device
+from wgprim.ops import radix_sort
 from wgprim.ops.common import as_input
 from wgprim.ops.radix_sort import ALL_DIGITS, RadixSorter
 from wgprim.program import BufferPool, Program
@@ -42,7 +43,7 @@ def _radix(device, dtype, descending: bool) -> RadixSorter:
     """RadixSorter cached per device (pipelines are cached anyway; this keeps the lookups out
     of the hot path)."""
     cache = device.cache("radix sorters")
-    key = (dtype, bool(descending), device.has_subgroups)
+    key = (dtype, bool(descending), device.has_subgroups, radix_sort.USE_MATCH, radix_sort.MATCH_ITEMS)
     if key not in cache:
         cache[key] = RadixSorter(device, dtype, descending)
     return cache[key]
