@@ -24,6 +24,15 @@ def test_float16_where_available(device):
     np.testing.assert_array_equal(wgprim.asarray(x).numpy(), x)
     assert wgprim.max(x).item() == 65504
     assert wgprim.argmin(x).item() == 1
+    # f16 accumulates in f16: the same error bounds with f16's epsilon.
+    from wgprim.ops.reduce import sum_error_bound
+    from wgprim.ops.scan import cumsum_error_bound
+    y = np.random.default_rng(3).standard_normal(9000).astype(np.float16)
+    exact = np.cumsum(y.astype(np.float64))
+    bound = cumsum_error_bound(np.cumsum(np.abs(y.astype(np.float64))), np.float16)
+    assert np.all(np.abs(wgprim.cumsum(y).numpy().astype(np.float64) - exact) <= bound)
+    assert abs(wgprim.sum(y).item() - exact[-1]) <= sum_error_bound(y.size, np.abs(y.astype(np.float64)).sum(), np.float16)
+    assert wgprim.scan(y, "max").numpy()[-1] == y.max()
 
 
 def test_shapes_and_scalars():
