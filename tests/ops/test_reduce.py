@@ -193,3 +193,16 @@ def test_min_max_atomic_method_matches_tree(dtype, rng):
     assert wgprim.max(x, method="atomic").item() == x.max()
     with pytest.raises(ValueError, match="method"):
         wgprim.min(x, method="fastest")
+
+
+def test_denormals_and_signed_zeros_compare_like_numpy():
+    # Some drivers flush denormals to zero in float compares; wgprim compares keys built
+    # from the bits, so these stay exact everywhere.
+    tiny = np.float32(1.4e-45)
+    x = np.array([0.0, -tiny, tiny, -0.0, 3 * tiny], np.float32)
+    assert wgprim.min(x).item() == -tiny and wgprim.argmin(x).item() == 1
+    assert wgprim.max(x).item() == 3 * tiny and wgprim.argmax(x).item() == 4
+    z = np.array([0.0, -0.0, 0.0], np.float32)  # equal numbers: the first index, as numpy
+    assert wgprim.argmin(z).item() == np.argmin(z) == 0
+    assert wgprim.argmax(z).item() == np.argmax(z) == 0
+    np.testing.assert_array_equal(wgprim.scan(x, "min").numpy(), np.minimum.accumulate(x))

@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import wgprim
 from wgprim.device import binding_limit
 from wgprim.ops.select import compact, nonzero, run_length_encode, unique
 
@@ -181,3 +182,33 @@ def test_unique_nan_and_shape():
     np.testing.assert_array_equal(v.numpy(), want_v)
     np.testing.assert_array_equal(inv.numpy(), want_inv)
     assert inv.shape == want_inv.shape
+
+
+@pytest.mark.parametrize("tiles_per_group", [1, 2, 8])
+@pytest.mark.parametrize("stage", [True, False])
+def test_blocks_and_staging(monkeypatch, tiles_per_group, stage):
+    # several tiles per workgroup (a block: one count, one prefix) and the output staged in
+    # workgroup memory or written directly; sizes around block and tile boundaries
+    import wgprim.ops.select as S
+
+    monkeypatch.setattr(S, "TILES_PER_GROUP", tiles_per_group)
+    monkeypatch.setattr(S, "STAGE_STORES", stage)
+    for n in (1, 4095, 4097, 8191, 8193, 32768 + 5, 100_003):
+        x = values(n, np.float32, seed=n)
+        for name, m in masks(n, seed=n):
+            np.testing.assert_array_equal(compact(x, m).numpy(), x[m], err_msg=f"{n} {name}")
+            np.testing.assert_array_equal(nonzero(m).numpy(), np.flatnonzero(m), err_msg=f"{n} {name}")
+            got = compact(x, m, ordered=False).numpy()
+            np.testing.assert_array_equal(np.sort(got), np.sort(x[m]), err_msg=f"{n} {name}")
+    # non-numpy bool bytes and a mask tail inside one vec4 of the count
+    raw = np.array([0, 1, 2, 255, 0, 128, 7, 0, 0, 3, 1, 0, 9], np.uint8).view(bool)
+    np.testing.assert_array_equal(nonzero(raw).numpy(), np.flatnonzero(raw))
+
+
+def test_unique_keeps_distinct_denormals_and_merges_signed_zeros():
+    tiny = np.float32(1.4e-45)
+    x = np.array([tiny, 0.0, -0.0, 2 * tiny, tiny, -tiny, np.nan, np.nan], np.float32)
+    values, counts = wgprim.unique(x, return_counts=True)
+    ref_values, ref_counts = np.unique(x, return_counts=True)
+    np.testing.assert_array_equal(values.numpy(), ref_values)
+    np.testing.assert_array_equal(counts.numpy(), ref_counts)

@@ -13,12 +13,24 @@
 //   alias W                       the weight type (u32 when unweighted: never read)
 //   const FLOAT_ACC: bool         accumulate f32 sums (CAS loops) instead of u32 adds
 //   fn offset_of(x: T, lo: T) -> f32   x - lo as f32, for the uniform-bin estimate
+//   fn key(x: T) -> u32           order-preserving key: every comparison with an edge goes
+//                                 through it (exact even where float compares flush
+//                                 denormals to zero; NaN keys fall outside any range)
 //   fn load_weights(v: u32) -> vec4<u32> the bits of the 4 weights of vec4 `v` (1s if unweighted)
 
 override WG: u32 = 256u;
 override MODE: u32 = 0u;    // 0: uniform bins, 1: binary search over edges, 2: bincount
-override PRIV: u32 = 256u;  // private bins per replica (>= nbins)
-override REPL: u32 = 1u;    // replicas of the private histogram: spreads hot-bin contention
+override PRIV: u32 = 256u;  // private bins per copy (>= nbins)
+// Copies of the private histogram: invocation t uses copy t / (WG / COPIES), so with 8
+// copies of a 256-invocation workgroup each copy belongs to one group of 32 consecutive
+// invocations (one subgroup on most GPUs): hot bins contend only inside that group.
+override COPIES: u32 = 1u;
+// EDGES > 1: the thresholds are copied into workgroup memory once per workgroup and the
+// per-element corrections read them there (EDGES >= nthresh + 1); 1: read from storage.
+override EDGES: u32 = 1u;
+// hist_bytes: counter words per invocation (PRIV / 4: four 8-bit counters a word).
+override ROWS: u32 = 1u;
+const ROUND: u32 = 15u;  // hist_bytes: loop iterations (16 elements each) between merges: 240 < 256
 const SKIP: u32 = 0xffffffffu;
 
 struct Params {
@@ -38,7 +50,18 @@ struct Params {
 @group(0) @binding(3) var<storage, read> thresholds: array<T>;
 @group(0) @binding(4) var<storage, read_write> hist: array<atomic<u32>>;
 
-var<workgroup> private_hist: array<atomic<u32>, PRIV * REPL>;
+var<workgroup> private_hist: array<atomic<u32>, PRIV * COPIES>;
+var<workgroup> shared_edges: array<T, EDGES>;
+// hist_bytes: invocation t's 8-bit counter of bin b is byte b % 4 of word (b / 4) * WG + t.
+var<workgroup> byte_counts: array<u32, ROWS * WG>;
+
+// thresholds[i], from workgroup memory when the workgroup copied them there.
+fn edge(i: u32) -> T {
+  if (EDGES > 1u) {
+    return shared_edges[i];
+  }
+  return thresholds[i];
+}
 
 fn group_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
@@ -51,23 +74,24 @@ fn bin_of(x: T) -> u32 {
     return bitcast<u32>(x);  // bincount: the host checked 0 <= x < nbins
   }
   let lo = bitcast<T>(params.lo);
-  let hi = bitcast<T>(params.hi);
-  if (!(x >= lo && x <= hi)) {
+  let k = key(x);
+  if (k < key(lo) || k > key(bitcast<T>(params.hi)) || is_nan(x)) {
     return SKIP;
   }
   let m = params.nthresh;
   if (MODE == 0u) {
     // Estimate from the uniform width, then correct it against the edges themselves,
-    // as numpy does: next to an edge the f32 estimate may be off by one. (Skipping the
-    // correction away from edges measured slower on an H200: divergence.)
+    // as numpy does: next to an edge the f32 estimate may be off by one (by more when
+    // the edges are coarse in T, e.g. integer data or a range far from 0). Each loop
+    // costs one compare when the estimate is right.
     let est = clamp(fma(offset_of(x, lo), bitcast<f32>(params.scale), bitcast<f32>(params.shift)), 0.0, f32(m));
     var b = min(u32(est), m);
     loop {
-      if (b == 0u || x >= thresholds[b]) { break; }
+      if (b == 0u || k >= key(edge(b))) { break; }
       b -= 1u;
     }
     loop {
-      if (b >= m || x < thresholds[b + 1u]) { break; }
+      if (b >= m || k < key(edge(b + 1u))) { break; }
       b += 1u;
     }
     return b;
@@ -77,7 +101,7 @@ fn bin_of(x: T) -> u32 {
   var z = m;
   while (a < z) {
     let mid = (a + z + 1u) / 2u;
-    if (thresholds[mid] <= x) { a = mid; } else { z = mid - 1u; }
+    if (key(edge(mid)) <= k) { a = mid; } else { z = mid - 1u; }
   }
   return a;
 }
@@ -114,14 +138,15 @@ fn global_add(i: u32, bits: u32) {
 // no vector indexed by a loop variable, which drivers may put in local memory).
 fn private_add4(x: vec4<T>, w: vec4<u32>, r: u32) {
   let b = vec4<u32>(bin_of(x.x), bin_of(x.y), bin_of(x.z), bin_of(x.w));
-  if (b.x != SKIP) { private_add(b.x * REPL + r, w.x); }
-  if (b.y != SKIP) { private_add(b.y * REPL + r, w.y); }
-  if (b.z != SKIP) { private_add(b.z * REPL + r, w.z); }
-  if (b.w != SKIP) { private_add(b.w * REPL + r, w.w); }
+  if (b.x != SKIP) { private_add(r + b.x, w.x); }
+  if (b.y != SKIP) { private_add(r + b.y, w.y); }
+  if (b.z != SKIP) { private_add(r + b.z, w.z); }
+  if (b.w != SKIP) { private_add(r + b.w, w.w); }
 }
 
-// Histogram in workgroup memory: replica r of bin b lives at b * REPL + r, so the
-// replicas of one bin sit in different memory banks.
+// Histogram in workgroup memory: copy c of bin b lives at c * PRIV + b. Each workgroup
+// strides over its share of the chunk (few, fat workgroups: the private histogram is
+// zeroed and merged once per workgroup, not once per tile).
 @compute @workgroup_size(WG)
 fn hist_shared(@builtin(workgroup_id) wid: vec3<u32>,
                @builtin(num_workgroups) nwg: vec3<u32>,
@@ -130,11 +155,16 @@ fn hist_shared(@builtin(workgroup_id) wid: vec3<u32>,
   if (group >= params.groups) {
     return;
   }
-  for (var i = t; i < PRIV * REPL; i += WG) {
+  for (var i = t; i < PRIV * COPIES; i += WG) {
     atomicStore(&private_hist[i], 0u);
   }
+  if (EDGES > 1u) {
+    for (var i = t; i <= params.nthresh; i += WG) {
+      shared_edges[i] = thresholds[i];
+    }
+  }
   workgroupBarrier();
-  let r = t % REPL;
+  let r = (t / (WG / COPIES)) * PRIV;  // this invocation's copy
   let n = params.n;
   let full = n / 4u;  // vec4s entirely in range
   let nvec = (n + 3u) / 4u;
@@ -161,15 +191,15 @@ fn hist_shared(@builtin(workgroup_id) wid: vec3<u32>,
     for (var k = 0u; k < 4u; k++) {
       if (v * 4u + k < n) {
         let b = bin_of(x[k]);
-        if (b != SKIP) { private_add(b * REPL + r, w[k]); }
+        if (b != SKIP) { private_add(r + b, w[k]); }
       }
     }
   }
   workgroupBarrier();
   for (var b = t; b < params.nbins; b += WG) {
     var total = 0u;
-    for (var k = 0u; k < REPL; k++) {
-      let bits = atomicLoad(&private_hist[b * REPL + k]);
+    for (var k = 0u; k < COPIES; k++) {
+      let bits = atomicLoad(&private_hist[k * PRIV + b]);
       if (FLOAT_ACC) {
         total = bitcast<u32>(bitcast<f32>(total) + bitcast<f32>(bits));
       } else {
@@ -202,6 +232,122 @@ fn hist_global(@builtin(workgroup_id) wid: vec3<u32>,
         let b = bin_of(x[k]);
         if (b != SKIP) { global_add(b, w[k]); }
       }
+    }
+  }
+}
+
+// Unweighted counts of at most 4 * ROWS bins, with no atomic per element: each invocation
+// counts into its own 8-bit counters in workgroup memory (a plain load and store; word
+// (b / 4) * WG + t sits in bank t, so the invocations of a subgroup never collide, whatever
+// their bins). Every ROUND loop iterations (at most 240 elements per invocation, so no
+// counter overflows) the workgroup adds the counters into private_hist (u32) and zeroes
+// them, between two barriers; at the end private_hist goes to the global histogram.
+// The rounds are counted from workgroup-uniform values, so every invocation meets the
+// same barriers.
+fn count_byte(b: u32, t: u32) {
+  if (b != SKIP) {
+    let i = (b >> 2u) * WG + t;
+    byte_counts[i] += 1u << ((b & 3u) << 3u);
+  }
+}
+
+fn count_bytes4(x: vec4<T>, t: u32) {
+  count_byte(bin_of(x.x), t);
+  count_byte(bin_of(x.y), t);
+  count_byte(bin_of(x.z), t);
+  count_byte(bin_of(x.w), t);
+}
+
+// Sum the 8-bit counters of all invocations into private_hist and zero them. Item
+// (row q, part p) sums WG / parts columns of row q; the columns are visited in an order
+// rotated by q so that neighbouring invocations read different banks. Two 16-bit sums
+// per word (bytes 0 and 2, bytes 1 and 3) hold up to WG * 255 < 65536.
+fn merge_bytes(t: u32) {
+  let parts = max(1u, WG / ROWS);
+  let cols = WG / parts;
+  for (var item = t; item < ROWS * parts; item += WG) {
+    let q = item % ROWS;
+    let first = q * WG + (item / ROWS) * cols;
+    var even = 0u;
+    var odd = 0u;
+    for (var j = 0u; j < cols; j++) {
+      let i = first + (j + q) % cols;
+      let w = byte_counts[i];
+      byte_counts[i] = 0u;
+      even += w & 0x00ff00ffu;
+      odd += (w >> 8u) & 0x00ff00ffu;
+    }
+    let counts = vec4<u32>(even & 0xffffu, odd & 0xffffu, even >> 16u, odd >> 16u);
+    if (counts.x != 0u) { atomicAdd(&private_hist[4u * q], counts.x); }
+    if (counts.y != 0u) { atomicAdd(&private_hist[4u * q + 1u], counts.y); }
+    if (counts.z != 0u) { atomicAdd(&private_hist[4u * q + 2u], counts.z); }
+    if (counts.w != 0u) { atomicAdd(&private_hist[4u * q + 3u], counts.w); }
+  }
+}
+
+@compute @workgroup_size(WG)
+fn hist_bytes(@builtin(workgroup_id) wid: vec3<u32>,
+              @builtin(num_workgroups) nwg: vec3<u32>,
+              @builtin(local_invocation_index) t: u32) {
+  let group = group_index(wid, nwg);
+  if (group >= params.groups) {
+    return;
+  }
+  for (var i = t; i < PRIV; i += WG) {
+    atomicStore(&private_hist[i], 0u);
+  }
+  for (var i = t; i < ROWS * WG; i += WG) {
+    byte_counts[i] = 0u;
+  }
+  if (EDGES > 1u) {
+    for (var i = t; i <= params.nthresh; i += WG) {
+      shared_edges[i] = thresholds[i];
+    }
+  }
+  workgroupBarrier();
+  let n = params.n;
+  let full = n / 4u;  // vec4s entirely in range
+  let nvec = (n + 3u) / 4u;
+  let stride = params.groups * WG;
+  // first vec4 of the round for invocation 0: the same value in every invocation
+  for (var round = group * WG; round < nvec; round += ROUND * 4u * stride) {
+    var v = round + t;
+    for (var i = 0u; i < ROUND; i++) {
+      if (v >= nvec) {
+        break;
+      }
+      if (v + 3u * stride < full) {
+        let x0 = src[v];
+        let x1 = src[v + stride];
+        let x2 = src[v + 2u * stride];
+        let x3 = src[v + 3u * stride];
+        count_bytes4(x0, t);
+        count_bytes4(x1, t);
+        count_bytes4(x2, t);
+        count_bytes4(x3, t);
+      } else {
+        for (var u = 0u; u < 4u; u++) {
+          let vu = v + u * stride;
+          if (vu < nvec) {
+            let x = src[vu];
+            for (var k = 0u; k < 4u; k++) {
+              if (vu * 4u + k < n) {
+                count_byte(bin_of(x[k]), t);
+              }
+            }
+          }
+        }
+      }
+      v += 4u * stride;
+    }
+    workgroupBarrier();
+    merge_bytes(t);
+    workgroupBarrier();
+  }
+  for (var b = t; b < params.nbins; b += WG) {
+    let total = atomicLoad(&private_hist[b]);
+    if (total != 0u) {
+      atomicAdd(&hist[b], total);
     }
   }
 }

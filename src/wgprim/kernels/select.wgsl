@@ -1,18 +1,23 @@
 // Stream compaction: x[mask] (values) and flatnonzero(mask) (indices).
 //
 // Ordered form, three phases, each ending at a dispatch boundary:
-//   select_count          each workgroup counts the set flags of its tile
-//   (scan of the tile counts: kernels/scan.wgsl, exclusive)
-//   select_scatter_*      each workgroup ranks its flags inside the tile and writes
-//                         element i to out[tile_prefix + rank]
-// Append form, one dispatch: select_append_* ranks the tile the same way, then one
+//   select_count          each workgroup counts the set flags of its block (TPW tiles)
+//   (scan of the block counts: kernels/scan.wgsl, exclusive)
+//   select_scatter_*      each workgroup walks the tiles of its block in order, ranks the
+//                         flags inside each tile and writes element i to
+//                         out[block_prefix + kept in earlier tiles + rank]
+// Append form, one dispatch: select_append_* ranks each tile the same way, then one
 // invocation reserves the tile's output range with ONE atomicAdd on a global counter and
 // broadcasts the returned start to the workgroup. Tiles land in whatever order the
 // workgroups ran; the counter is read only after the dispatch.
 //
+// With STAGE > 1 the kept elements of a tile are first put at their ranks in workgroup
+// memory and then written out by consecutive invocations to consecutive addresses
+// (coalesced stores); otherwise each invocation writes its own kept elements.
+//
 // The mask is numpy's bool layout, one byte per element, read as u32 words (4 flags).
 // Invocation t of a tile handles words k * WG + t (k < VECS): coalesced loads, and word w
-// covers the same elements as vec4 w of the data.
+// covers the same elements as vec4 w of the data. The count reads it as vec4<u32>.
 //
 // The preamble defines `alias T` (the element type; u32 for indices). One of
 // select_ranks_barrier.wgsl / select_ranks_subgroup.wgsl comes before this file and
@@ -20,11 +25,13 @@
 
 override WG: u32 = 256u;
 const VECS: u32 = 4u;                 // mask words (4 elements each) per invocation
-override TILE: u32 = WG * VECS * 4u;  // elements per workgroup
+override TILE: u32 = WG * VECS * 4u;  // elements per tile
+override TPW: u32 = 1u;               // tiles per workgroup (a block)
+override STAGE: u32 = 1u;             // TILE: stage the tile's output in workgroup memory; 1: don't
 
 struct Params {
   n: u32,           // elements in this chunk
-  groups: u32,      // workgroups with work (= tiles)
+  groups: u32,      // workgroups with work (= blocks)
   index_base: u32,  // index of this chunk's first element (nonzero)
   slot: u32,        // this chunk's slot in `total` / `counter`
 }
@@ -37,8 +44,10 @@ struct Params {
 @group(0) @binding(5) var<storage, read_write> dst: array<T>;
 @group(0) @binding(6) var<storage, read_write> counter: array<atomic<u32>>;
 @group(0) @binding(7) var<storage, read_write> total: array<u32>;
+@group(0) @binding(8) var<storage, read> mask4: array<vec4<u32>>;  // the mask again, 16 flags a load
 
 var<workgroup> wg_base: u32;
+var<workgroup> stage: array<T, STAGE>;
 
 struct TileScan {
   before: vec4<u32>,   // exclusive prefix of this invocation's counts, per column
@@ -55,15 +64,13 @@ fn flag_bits(w: u32) -> u32 {
   return ((((w & 0x7f7f7f7fu) + 0x7f7f7f7fu) | w) & 0x80808080u) >> 7u;
 }
 
-// The flags of mask word k of this invocation; bytes past n read as 0.
-fn load_flags_word(group: u32, t: u32, k: u32) -> u32 {
-  let n = params.n;
-  let w = group * (TILE / 4u) + k * WG + t;
+// The flags of mask word w (its bits `bits`); bytes at or past n read as 0.
+fn clip_flags(w: u32, bits: u32) -> u32 {
   let first = w * 4u;
+  let n = params.n;
   if (first >= n) {
     return 0u;
   }
-  let bits = flag_bits(mask[w]);
   let left = n - first;
   if (left < 4u) {
     return bits & ((1u << (8u * left)) - 1u);
@@ -71,11 +78,20 @@ fn load_flags_word(group: u32, t: u32, k: u32) -> u32 {
   return bits;
 }
 
+// The flags of mask word k of this invocation in tile `tile`.
+fn load_flags_word(tile: u32, t: u32, k: u32) -> u32 {
+  let w = tile * (TILE / 4u) + k * WG + t;
+  if (w * 4u >= params.n) {
+    return 0u;
+  }
+  return clip_flags(w, flag_bits(mask[w]));
+}
+
 // Written out per component (no loop over a vector index): drivers keep the vectors in
 // registers instead of indexable local memory.
-fn load_flags(group: u32, t: u32) -> vec4<u32> {
-  return vec4<u32>(load_flags_word(group, t, 0u), load_flags_word(group, t, 1u),
-                   load_flags_word(group, t, 2u), load_flags_word(group, t, 3u));
+fn load_flags(tile: u32, t: u32) -> vec4<u32> {
+  return vec4<u32>(load_flags_word(tile, t, 0u), load_flags_word(tile, t, 1u),
+                   load_flags_word(tile, t, 2u), load_flags_word(tile, t, 3u));
 }
 
 struct Ranks {
@@ -86,53 +102,106 @@ struct Ranks {
 
 // Rank every flag of the tile: an exclusive scan (in invocation order) of the per-word
 // counts, for the VECS word columns at once; column k follows all of column k - 1.
-fn tile_ranks(inv: Invocation, group: u32) -> Ranks {
-  let f = load_flags(group, inv.index);
+fn tile_ranks(inv: Invocation, tile: u32) -> Ranks {
+  let f = load_flags(tile, inv.index);
   let scan = tile_scan(inv, countOneBits(f));
   let col = scan.columns;
   let before_col = vec4<u32>(0u, col.x, col.x + col.y, col.x + col.y + col.z);
   return Ranks(f, scan.before + before_col, col.x + col.y + col.z + col.w);
 }
 
-// Write the kept elements of one vec4 (flag bits `bits`) from position pos on.
+// Write the kept elements of one vec4 (flag bits `bits`) from position pos on: into the
+// staging area (pos relative to the tile) or straight to dst.
 fn emit4(x: vec4<T>, bits: u32, start: u32) {
   var pos = start;
-  if ((bits & 0x1u) != 0u) { dst[pos] = x.x; pos += 1u; }
-  if ((bits & 0x100u) != 0u) { dst[pos] = x.y; pos += 1u; }
-  if ((bits & 0x10000u) != 0u) { dst[pos] = x.z; pos += 1u; }
-  if ((bits & 0x1000000u) != 0u) { dst[pos] = x.w; }
-}
-
-fn emit_values_word(group: u32, t: u32, k: u32, bits: u32, pos: u32) {
-  if (bits != 0u) {
-    emit4(src[group * (TILE / 4u) + k * WG + t], bits, pos);
+  if (STAGE > 1u) {
+    if ((bits & 0x1u) != 0u) { stage[pos] = x.x; pos += 1u; }
+    if ((bits & 0x100u) != 0u) { stage[pos] = x.y; pos += 1u; }
+    if ((bits & 0x10000u) != 0u) { stage[pos] = x.z; pos += 1u; }
+    if ((bits & 0x1000000u) != 0u) { stage[pos] = x.w; }
+  } else {
+    if ((bits & 0x1u) != 0u) { dst[pos] = x.x; pos += 1u; }
+    if ((bits & 0x100u) != 0u) { dst[pos] = x.y; pos += 1u; }
+    if ((bits & 0x10000u) != 0u) { dst[pos] = x.z; pos += 1u; }
+    if ((bits & 0x1000000u) != 0u) { dst[pos] = x.w; }
   }
 }
 
-fn emit_indices_word(group: u32, t: u32, k: u32, bits: u32, pos: u32) {
+fn emit_values_word(tile: u32, t: u32, k: u32, bits: u32, pos: u32) {
   if (bits != 0u) {
-    let first = params.index_base + (group * (TILE / 4u) + k * WG + t) * 4u;
+    emit4(src[tile * (TILE / 4u) + k * WG + t], bits, pos);
+  }
+}
+
+fn emit_indices_word(tile: u32, t: u32, k: u32, bits: u32, pos: u32) {
+  if (bits != 0u) {
+    let first = params.index_base + (tile * (TILE / 4u) + k * WG + t) * 4u;
     emit4(vec4<T>(T(first), T(first + 1u), T(first + 2u), T(first + 3u)), bits, pos);
   }
 }
 
-fn emit_values(group: u32, t: u32, r: Ranks, base: u32) {
-  let pos = base + r.before;
-  emit_values_word(group, t, 0u, r.flags.x, pos.x);
-  emit_values_word(group, t, 1u, r.flags.y, pos.y);
-  emit_values_word(group, t, 2u, r.flags.z, pos.z);
-  emit_values_word(group, t, 3u, r.flags.w, pos.w);
+// Where this tile's elements go first: the staging area (from 0) or dst (from base).
+fn first_position(r: Ranks, base: u32) -> vec4<u32> {
+  if (STAGE > 1u) {
+    return r.before;
+  }
+  return base + r.before;
 }
 
-fn emit_indices(group: u32, t: u32, r: Ranks, base: u32) {
-  let pos = base + r.before;
-  emit_indices_word(group, t, 0u, r.flags.x, pos.x);
-  emit_indices_word(group, t, 1u, r.flags.y, pos.y);
-  emit_indices_word(group, t, 2u, r.flags.z, pos.z);
-  emit_indices_word(group, t, 3u, r.flags.w, pos.w);
+// After the tile's elements are staged: consecutive invocations copy them to
+// consecutive addresses. The barrier at its end also lets the next tile reuse the
+// staging area and the scan's workgroup memory.
+fn flush_stage(t: u32, count: u32, base: u32) {
+  if (STAGE > 1u) {
+    workgroupBarrier();
+    for (var i = t; i < count; i += WG) {
+      dst[base + i] = stage[i];
+    }
+  }
+  workgroupBarrier();
 }
 
-// Phase 1: set flags per tile.
+fn write_values(inv: Invocation, tile: u32, r: Ranks, base: u32) {
+  let t = inv.index;
+  let pos = first_position(r, base);
+  emit_values_word(tile, t, 0u, r.flags.x, pos.x);
+  emit_values_word(tile, t, 1u, r.flags.y, pos.y);
+  emit_values_word(tile, t, 2u, r.flags.z, pos.z);
+  emit_values_word(tile, t, 3u, r.flags.w, pos.w);
+  flush_stage(t, r.total, base);
+}
+
+fn write_indices(inv: Invocation, tile: u32, r: Ranks, base: u32) {
+  let t = inv.index;
+  let pos = first_position(r, base);
+  emit_indices_word(tile, t, 0u, r.flags.x, pos.x);
+  emit_indices_word(tile, t, 1u, r.flags.y, pos.y);
+  emit_indices_word(tile, t, 2u, r.flags.z, pos.z);
+  emit_indices_word(tile, t, 3u, r.flags.w, pos.w);
+  flush_stage(t, r.total, base);
+}
+
+fn tiles() -> u32 {
+  return (params.n + TILE - 1u) / TILE;
+}
+
+// The flags of the 4 mask words of vec4 v (16 elements).
+fn count4(v: u32) -> u32 {
+  let w = v * 4u;
+  if (w * 4u >= params.n) {
+    return 0u;
+  }
+  let m = mask4[v];
+  var f = vec4<u32>(flag_bits(m.x), flag_bits(m.y), flag_bits(m.z), flag_bits(m.w));
+  if (w * 4u + 16u > params.n) {
+    f = vec4<u32>(clip_flags(w, f.x), clip_flags(w + 1u, f.y), clip_flags(w + 2u, f.z), clip_flags(w + 3u, f.w));
+  }
+  // each byte of each word is 0 or 1: the bytes of the sum are 0..4 (no carries), and
+  // multiplying by 0x01010101 gathers the four byte sums in the top byte (at most 16)
+  return ((f.x + f.y + f.z + f.w) * 0x01010101u) >> 24u;
+}
+
+// Phase 1: set flags per block, read as vec4<u32> (16 flags a load).
 @compute @workgroup_size(WG)
 fn select_count(inv: Invocation) {
   let group = group_index(inv);
@@ -140,41 +209,53 @@ fn select_count(inv: Invocation) {
   if (group >= params.groups) {
     return;
   }
-  let r = tile_ranks(inv, group);
+  let per_block = TPW * TILE / 16u;  // vec4s of mask per block
+  var c = 0u;
+  for (var v = group * per_block + t; v < (group + 1u) * per_block; v += WG) {
+    c += count4(v);
+  }
+  let sum = tile_scan(inv, vec4<u32>(c, 0u, 0u, 0u));
   if (t == 0u) {
-    tile_counts[group] = r.total;
+    tile_counts[group] = sum.columns.x;
   }
 }
 
-// Phase 3 (ordered): the tile prefixes come from the scan dispatches before this one.
-// The last tile also writes the chunk's total, read back after the submit.
+// Phase 3 (ordered): the block prefixes come from the scan dispatches before this one;
+// inside the block the tiles follow each other. The last block also writes the chunk's
+// total, read back after the submit.
 @compute @workgroup_size(WG)
 fn select_scatter_values(inv: Invocation) {
   let group = group_index(inv);
-  let t = inv.index;
   if (group >= params.groups) {
     return;
   }
-  let r = tile_ranks(inv, group);
-  let base = tile_prefix[group];
-  emit_values(group, t, r, base);
-  if (t == 0u && group == params.groups - 1u) {
-    total[params.slot] = base + r.total;
+  var base = tile_prefix[group];
+  let last = min((group + 1u) * TPW, tiles());
+  for (var tile = group * TPW; tile < last; tile++) {
+    let r = tile_ranks(inv, tile);
+    write_values(inv, tile, r, base);
+    base += r.total;
+  }
+  if (inv.index == 0u && group == params.groups - 1u) {
+    total[params.slot] = base;
   }
 }
 
 @compute @workgroup_size(WG)
 fn select_scatter_indices(inv: Invocation) {
   let group = group_index(inv);
-  let t = inv.index;
   if (group >= params.groups) {
     return;
   }
-  let r = tile_ranks(inv, group);
-  let base = tile_prefix[group];
-  emit_indices(group, t, r, base);
-  if (t == 0u && group == params.groups - 1u) {
-    total[params.slot] = base + r.total;
+  var base = tile_prefix[group];
+  let last = min((group + 1u) * TPW, tiles());
+  for (var tile = group * TPW; tile < last; tile++) {
+    let r = tile_ranks(inv, tile);
+    write_indices(inv, tile, r, base);
+    base += r.total;
+  }
+  if (inv.index == 0u && group == params.groups - 1u) {
+    total[params.slot] = base;
   }
 }
 
@@ -193,21 +274,25 @@ fn reserve(t: u32, count: u32) -> u32 {
 @compute @workgroup_size(WG)
 fn select_append_values(inv: Invocation) {
   let group = group_index(inv);
-  let t = inv.index;
   if (group >= params.groups) {
     return;
   }
-  let r = tile_ranks(inv, group);
-  emit_values(group, t, r, reserve(t, r.total));
+  let last = min((group + 1u) * TPW, tiles());
+  for (var tile = group * TPW; tile < last; tile++) {
+    let r = tile_ranks(inv, tile);
+    write_values(inv, tile, r, reserve(inv.index, r.total));
+  }
 }
 
 @compute @workgroup_size(WG)
 fn select_append_indices(inv: Invocation) {
   let group = group_index(inv);
-  let t = inv.index;
   if (group >= params.groups) {
     return;
   }
-  let r = tile_ranks(inv, group);
-  emit_indices(group, t, r, reserve(t, r.total));
+  let last = min((group + 1u) * TPW, tiles());
+  for (var tile = group * TPW; tile < last; tile++) {
+    let r = tile_ranks(inv, tile);
+    write_indices(inv, tile, r, reserve(inv.index, r.total));
+  }
 }

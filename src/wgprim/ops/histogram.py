@@ -33,15 +33,43 @@ WGSL = {U32: "u32", I32: "i32", F32: "f32"}
 
 WG = 256
 VEC_TILE = WG * 4        # elements per workgroup per round; chunks are multiples of it
-MAX_GROUPS = 2048        # workgroups per chunk: enough to fill a large GPU, few merges
-# Copies of each private histogram, to spread contention on a hot bin. On an H200 one
-# copy measured fastest for both uniform and single-bin data (2^28 f32, 256 bins), so
-# the default is 1; the kernel takes any power of two (REPL).
-MAX_REPLICAS = 1
+# Workgroups per chunk. Few and fat: each strides over many tiles and zeroes, fills and
+# merges its private histogram once. (Set from H200 measurements, docs/histogram_select.md.)
+MAX_GROUPS = 1056
+# Copies of each private histogram; invocation t uses copy t / (WG / copies), i.e. one copy
+# per 32 consecutive invocations with 8 copies: a hot bin contends inside one subgroup-sized
+# group instead of the whole workgroup. Any power of two up to WG (the kernel's COPIES).
+MAX_COPIES = 8
+# Copy the thresholds into workgroup memory once per workgroup (read per element by the
+# bin correction and the binary search) when they fit next to the private histogram.
+SHARED_EDGES = True
+# Unweighted counts of up to 256 bins: per-invocation 8-bit counters in workgroup memory
+# (hist_bytes), no atomic per element. Opt-in: on an H200 it measured 9.3 ms against
+# 1.96 ms for the atomic kernel (2^28 f32, 256 bins; docs/histogram_select.md). BYTE_WG invocations per workgroup (fewer where
+# workgroup memory is small), BYTE_GROUPS workgroups per chunk.
+BYTE_COUNTERS = False  # measured 4.7x slower than the atomics on an H200 (9.3 vs 1.96 ms): opt-in
+BYTE_WG = 128
+BYTE_GROUPS = 2112
+BYTE_MAX_BINS = 256
 MODE_UNIFORM, MODE_SEARCH, MODE_DIRECT = 0, 1, 2
 
 
 # -- kernel specialization -----------------------------------------------------------
+# Order-preserving u32 keys for comparisons against the edges (see histogram.wgsl).
+KEYS = {
+    U32: "fn key(x: u32) -> u32 { return x; }\nfn is_nan(x: u32) -> bool { return false; }\n",
+    I32: "fn key(x: i32) -> u32 { return bitcast<u32>(x) ^ 0x80000000u; }\nfn is_nan(x: i32) -> bool { return false; }\n",
+    F32: (
+        "fn is_nan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }\n"
+        "fn key(x: f32) -> u32 {\n"
+        "  var bits = bitcast<u32>(x);\n"
+        "  if (bits == 0x80000000u) { bits = 0u; }  // -0.0 == +0.0\n"
+        "  return select(bits | 0x80000000u, ~bits, (bits >> 31u) == 1u);\n"
+        "}\n"
+    ),
+}
+
+
 def _preamble(dt: np.dtype, wdt: np.dtype | None) -> str:
     t = WGSL[dt]
     if dt == F32:
@@ -55,22 +83,35 @@ def _preamble(dt: np.dtype, wdt: np.dtype | None) -> str:
             f"alias W = {WGSL[wdt]};\nconst FLOAT_ACC = {'true' if wdt == F32 else 'false'};\n"
             "fn load_weights(v: u32) -> vec4<u32> { return bitcast<vec4<u32>>(weights[v]); }\n"
         )
-    return f"alias T = {t};\n" + offset + weights
+    return f"alias T = {t};\n" + offset + weights + KEYS[dt]
 
 
-def _private_shape(device: Device, nbins: int) -> tuple[int, int] | None:
-    """(bins per replica, replicas) for a workgroup-memory histogram, or None when even
-    one copy does not fit."""
+def _private_shape(device: Device, nbins: int, mode: int) -> tuple[int, int, int] | None:
+    """(bins per copy, copies, shared thresholds) for a workgroup-memory histogram, or None
+    when even one copy does not fit. Shared thresholds 1 means: read them from storage."""
     priv = max(64, 1 << (nbins - 1).bit_length())  # powers of two: few pipeline variants
-    room = device.max_workgroup_storage // 4
+    room = device.max_workgroup_storage // 4  # 4-byte words
     if priv > room:
         return None
-    repl = MAX_REPLICAS
-    while repl > 1 and priv * repl > room:
-        repl //= 2
-    # Many bins spread contention by themselves; replicas only cost zeroing and merging.
-    repl = max(1, min(repl, 2048 // priv))
-    return priv, repl
+    # thresholds: nbins of them at most (lo and the interior edges)
+    edges = priv if SHARED_EDGES and mode != MODE_DIRECT and 2 * priv <= room else 1
+    copies = max(1, min(MAX_COPIES, WG, 4096 // priv))  # many bins spread contention by themselves
+    while copies > 1 and priv * copies + edges > room:
+        copies //= 2
+    return priv, copies, edges
+
+
+def _byte_shape(device: Device, nbins: int, mode: int) -> tuple[int, int, int] | None:
+    """(invocations, bins, shared thresholds) for hist_bytes, or None when it does not apply."""
+    if not BYTE_COUNTERS or nbins > BYTE_MAX_BINS:
+        return None
+    priv = max(64, 1 << (nbins - 1).bit_length())
+    edges = priv if mode != MODE_DIRECT else 1
+    wg = BYTE_WG
+    # counters (priv / 4 words per invocation), private_hist, thresholds; 64 bytes spare
+    while wg >= 64 and (priv // 4) * wg * 4 + 4 * priv + 4 * edges + 64 > device.max_workgroup_storage:
+        wg //= 2
+    return (wg, priv, edges) if wg >= 64 else None
 
 
 def _bits(value, dt: np.dtype) -> int:
@@ -84,11 +125,19 @@ def _record(program: Program, x: Array, weights: Array | None, thresholds: Array
     dt = x.dtype
     wdt = weights.dtype if weights is not None else None
     preamble = _preamble(dt, wdt)
-    shape = _private_shape(dev, nbins)
-    if shape is not None:
-        priv, repl = shape
+    shape = _private_shape(dev, nbins, mode)
+    byte_shape = _byte_shape(dev, nbins, mode) if weights is None else None
+    groups_max, tile = MAX_GROUPS, VEC_TILE
+    if byte_shape is not None:
+        wg, priv, edges = byte_shape
+        pipeline = get_pipeline(dev, "histogram", preamble, "hist_bytes",
+                                {"WG": wg, "MODE": mode, "PRIV": priv, "ROWS": priv // 4, "EDGES": edges})
+        label = "histogram bytes"
+        groups_max, tile = BYTE_GROUPS, wg * 4
+    elif shape is not None:
+        priv, copies, edges = shape
         pipeline = get_pipeline(dev, "histogram", preamble, "hist_shared",
-                                {"WG": WG, "MODE": mode, "PRIV": priv, "REPL": repl})
+                                {"WG": WG, "MODE": mode, "PRIV": priv, "COPIES": copies, "EDGES": edges})
         label = "histogram shared"
     else:
         pipeline = get_pipeline(dev, "histogram", preamble, "hist_global", {"WG": WG, "MODE": mode})
@@ -98,7 +147,7 @@ def _record(program: Program, x: Array, weights: Array | None, thresholds: Array
     scale_bits = _bits(scale, F32)
     shift_bits = _bits((float(lo) - first) * scale if mode == MODE_UNIFORM else 0.0, F32)
     for c in chunks(x.size, dt.itemsize, VEC_TILE, dev):
-        groups = min(MAX_GROUPS, -(-c.count // VEC_TILE))
+        groups = min(groups_max, -(-c.count // tile))
         params = program.params(c.count, groups, nbins, m, lo_bits, hi_bits, scale_bits, shift_bits)
         bindings = {0: params, 1: c.view(x), 3: thresholds.buffer, 4: hist.buffer}
         if weights is not None:

@@ -82,12 +82,30 @@ def _identity_fn(t: str, dt: np.dtype, value) -> str:
 
 
 FLOAT_HELPERS = """
-fn is_nan(x: T) -> bool { return x != x || (bitcast_bits(x) & NAN_MASK) > INF_BITS; }
-fn min_nan(a: T, b: T) -> T { if (is_nan(a)) { return a; } if (is_nan(b)) { return b; } return min(a, b); }
-fn max_nan(a: T, b: T) -> T { if (is_nan(a)) { return a; } if (is_nan(b)) { return b; } return max(a, b); }
+fn is_nan(x: T) -> bool { return (bitcast_bits(x) & NAN_MASK) > INF_BITS; }
+// Comparisons go through an order-preserving u32 key, built from the bits: some drivers
+// flush denormals to zero in float compares (an H200 does), numpy does not. -0.0 and
+// +0.0 get the same key (they are equal numbers).
+fn order_key(x: T) -> u32 {
+  var bits = bitcast_bits32(x);
+  if (bits == 0x80000000u) { bits = 0u; }
+  return select(bits | 0x80000000u, ~bits, (bits >> 31u) == 1u);
+}
+fn less(a: T, b: T) -> bool { return order_key(a) < order_key(b); }
+fn min_nan(a: T, b: T) -> T { if (is_nan(a)) { return a; } if (is_nan(b)) { return b; } return select(a, b, less(b, a)); }
+fn max_nan(a: T, b: T) -> T { if (is_nan(a)) { return a; } if (is_nan(b)) { return b; } return select(a, b, less(a, b)); }
 """
-BITS_F32 = "const NAN_MASK = 0x7fffffffu;\nconst INF_BITS = 0x7f800000u;\nfn bitcast_bits(x: f32) -> u32 { return bitcast<u32>(x); }\n"
-BITS_F16 = "const NAN_MASK = 0x7fffu;\nconst INF_BITS = 0x7c00u;\nfn bitcast_bits(x: f16) -> u32 { return pack2x16float(vec2<f32>(f32(x), 0.0)) & 0xffffu; }\n"
+BITS_F32 = (
+    "const NAN_MASK = 0x7fffffffu;\nconst INF_BITS = 0x7f800000u;\n"
+    "fn bitcast_bits(x: f32) -> u32 { return bitcast<u32>(x); }\n"
+    "fn bitcast_bits32(x: f32) -> u32 { return bitcast<u32>(x); }\n"
+)
+# f16 keys: its f32 value (exact, f16 denormals are normal f32 numbers).
+BITS_F16 = (
+    "const NAN_MASK = 0x7fffu;\nconst INF_BITS = 0x7c00u;\n"
+    "fn bitcast_bits(x: f16) -> u32 { return pack2x16float(vec2<f32>(f32(x), 0.0)) & 0xffffu; }\n"
+    "fn bitcast_bits32(x: f16) -> u32 { return bitcast<u32>(f32(x)); }\n"
+)
 
 
 def _float_helpers(dt: np.dtype) -> str:
@@ -129,6 +147,10 @@ def preamble(op, dt: np.dtype) -> str:
         cmp = ARG_OPS[name]
         extreme = _max_of(dt) if cmp == "<" else _min_of(dt)
         nan_test = "is_nan" if dt.kind == "f" else "no_nan"
+        lt = "less(a.v, b.v)" if dt.kind == "f" else "a.v < b.v"
+        gt = "less(b.v, a.v)" if dt.kind == "f" else "b.v < a.v"
+        if cmp == ">":
+            lt, gt = gt, lt
         return head + _identity_fn(t, dt, extreme) + f"""
 struct ArgPair {{ v: T, i: u32 }}
 alias A = ArgPair;
@@ -140,8 +162,8 @@ fn combine(a: A, b: A) -> A {{
   let an = {nan_test}(a.v);
   let bn = {nan_test}(b.v);
   if (an || bn) {{ if (an && bn) {{ return first(a, b); }} if (an) {{ return a; }} return b; }}
-  if (a.v {cmp} b.v) {{ return a; }}
-  if (b.v {cmp} a.v) {{ return b; }}
+  if ({lt}) {{ return a; }}
+  if ({gt}) {{ return b; }}
   return first(a, b);
 }}
 fn lift(x: T, i: u32) -> A {{ return ArgPair(x, i); }}
