@@ -16,3 +16,22 @@ def random_values(rng, n, dtype):
     if dtype == np.uint32:
         return rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
     raise AssertionError(dtype)
+
+
+def informative(rng, n, dtype, op):
+    """Data whose reduction or scan by `op` does not collapse to a constant: odd factors
+    for prod (random ones make an integer product 0 after ~64 elements), and for or/and
+    elements that differ from 0 (or all ones) in one bit among a random 16 of the 32."""
+    x = random_values(rng, n, dtype)
+    if x.dtype.kind == "f" or op not in ("prod", "bitwise_or", "bitwise_and"):
+        return x
+    one = np.array(1, x.dtype)
+    bits = rng.choice(32, 16, replace=False)
+    single = (np.uint32(1) << rng.choice(bits, n).astype(np.uint32)).view(x.dtype)
+    if op == "prod":
+        return x | one
+    if op == "bitwise_or":
+        return x & single
+    if op == "bitwise_and":
+        return x | ~single
+    return x

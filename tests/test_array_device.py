@@ -48,6 +48,12 @@ def test_shapes_and_scalars():
         a.item()
 
 
+def test_bad_shapes():
+    for bad in (-1, 3.5, (2, -3)):
+        with pytest.raises(ValueError, match="shape"):
+            wgprim.empty(bad, np.float32)
+
+
 def test_unsupported_dtypes_name_the_supported_ones():
     for bad in (np.float64, np.int64, np.uint8, np.complex64):
         with pytest.raises(TypeError, match="uint32, int32, float32"):
@@ -86,6 +92,14 @@ def test_folded_grid_is_handled_by_kernels(device, rng, monkeypatch):
     x = rng.integers(-1000, 1000, 4096 * 40 + 5).astype(np.int32)
     assert wgprim.sum(x).item() == x.sum()
     np.testing.assert_array_equal(wgprim.cumsum(x).numpy(), np.cumsum(x, dtype=np.int32))
+    np.testing.assert_array_equal(wgprim.sort(x).numpy(), np.sort(x))
+    np.testing.assert_array_equal(wgprim.argsort(x).numpy(), np.argsort(x, kind="stable"))
+    np.testing.assert_array_equal(wgprim.sort(x[:5000], method="bitonic").numpy(), np.sort(x[:5000]))
+    np.testing.assert_array_equal(wgprim.histogram(x, bins=50)[0].numpy(), np.histogram(x, bins=50)[0])
+    mask = x > 0
+    np.testing.assert_array_equal(wgprim.compact(x, mask).numpy(), x[mask])
+    np.testing.assert_array_equal(wgprim.unique(x).numpy(), np.unique(x))
+    assert wgprim.min(x, method="atomic").item() == x.min()
 
 
 def test_use_adapter_unknown_name_lists_adapters():

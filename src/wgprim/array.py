@@ -30,7 +30,10 @@ def check_dtype(dtype, device: Device | None = None, allowed=None) -> np.dtype:
     allowed = SUPPORTED_DTYPES if allowed is None else tuple(np.dtype(a) for a in allowed)
     if dt not in allowed:
         names = ", ".join(str(a) for a in allowed) if allowed != SUPPORTED_DTYPES else SUPPORTED_NAMES
-        raise TypeError(f"dtype {dt} is not supported here; supported: {names}")
+        hint = ""
+        if dt.kind in "iuf" and dt.itemsize == 8:
+            hint = f" (convert on the host, e.g. x.astype(np.{'float32' if dt.kind == 'f' else 'int32'}))"
+        raise TypeError(f"dtype {dt} is not supported here; supported: {names}{hint}")
     if dt == np.float16 and not (device or get_device()).has_f16:
         raise TypeError("float16 needs the 'shader-f16' feature, which this adapter does not offer")
     return dt
@@ -119,6 +122,8 @@ def empty(shape, dtype, device: Device | None = None) -> Array:
     device = device or get_device()
     dt = check_dtype(dtype, device)
     shape = (shape,) if np.isscalar(shape) else tuple(shape)
+    if not all(isinstance(s, (int, np.integer)) and s >= 0 for s in shape):
+        raise ValueError(f"shape must be non-negative integers, got {shape}")
     nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
     if nbytes > device.max_buffer_bytes:
         raise ValueError(

@@ -69,7 +69,7 @@ def consecutive_subgroups(device: Device) -> bool:
     cache = device.cache("probes")
     if "subgroups" not in cache:
         cache["subgroups"] = device.has_subgroups and _probe_subgroups(device)
-    return cache["subgroups"]
+    return device.has_subgroups and cache["subgroups"]
 
 
 def _probe_subgroups(device: Device) -> bool:
@@ -215,12 +215,6 @@ class Program:
         except Exception as error:
             raise explain_gpu_error(error, f"binding resources for {label}") from error
         self.steps.append(Step(label, pipeline, bind_group, fold_grid(groups, self.device.max_groups_per_dim)))
-
-    def extend(self, other: "Program") -> None:
-        """Append another program's steps (and keep its buffers alive with ours)."""
-        self.steps.extend(other.steps)
-        self.held.extend(other.held)
-        other.held = []
 
     # -- running -----------------------------------------------------------------
     def encode(self, encoder, profiler: "Profiler | None" = None) -> None:
@@ -416,6 +410,9 @@ class Plan:
     def run(self, *arrays, profile: bool = False):
         key = tuple(id(a.buffer) for a in arrays)
         if key != self._key:
+            batch = _active_batch(self.device)
+            if batch is not None and any(p is self.program for p in batch):
+                batch.submit()  # the queued run needs the steps and parameters as they are
             self.program.reset()
             self._record(self.program, *arrays)
             self._key, self._arrays = key, arrays  # keep the bound buffers alive

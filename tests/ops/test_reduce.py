@@ -7,7 +7,7 @@ import wgprim
 from wgprim.device import binding_limit
 from wgprim.ops.reduce import ReducePlan, prod_error_bound, sum_error_bound
 
-from support import AWKWARD_SIZES, random_values
+from support import AWKWARD_SIZES, informative, random_values
 
 DTYPES = [np.float32, np.int32, np.uint32]
 BITWISE = {"bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor}
@@ -36,11 +36,18 @@ def assert_reduce(x, op, got):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("n", [s for s in AWKWARD_SIZES if s])
 def test_every_operator_at_awkward_sizes(n, dtype, rng):
-    x = random_values(rng, n, dtype)
-    gx = wgprim.asarray(x)
-    ops = ["sum", "min", "max", "argmin", "argmax"] + ([] if x.dtype.kind == "f" else list(BITWISE) + ["prod"])
+    ops = ["sum", "min", "max", "argmin", "argmax"] + ([] if dtype == np.float32 else list(BITWISE) + ["prod"])
     for op in ops:
-        assert_reduce(x, op, wgprim.reduce(gx, op).item())
+        x = informative(rng, n, dtype, op)
+        assert_reduce(x, op, wgprim.reduce(x, op).item())
+
+
+def test_informative_data_is_informative(rng):
+    # The data above must not make the integer checks trivially 0 == 0.
+    x = informative(rng, 4097, np.uint32, "prod")
+    assert x.prod(dtype=np.uint32) not in (0, 1)
+    assert np.bitwise_or.reduce(informative(rng, 4097, np.uint32, "bitwise_or")) not in (0, 2**32 - 1)
+    assert np.bitwise_and.reduce(informative(rng, 100, np.uint32, "bitwise_and")) not in (0, 2**32 - 1)
 
 
 @pytest.mark.parametrize("n", [1, 257, 4097, 100_003])
@@ -105,7 +112,6 @@ def test_empty_input(dtype):
 
 def test_custom_monoid():
     x = np.arange(1, 10_001, dtype=np.uint32)
-    # sum of squares modulo 2^32 is not a built-in: lift is the identity, so square first.
     maxabs = wgprim.Monoid("max(abs(a), abs(b))", identity=0)
     y = np.array([3, -9, 4], np.int32)
     assert wgprim.reduce(y, maxabs).item() == 9
@@ -206,3 +212,30 @@ def test_denormals_and_signed_zeros_compare_like_numpy():
     assert wgprim.argmin(z).item() == np.argmin(z) == 0
     assert wgprim.argmax(z).item() == np.argmax(z) == 0
     np.testing.assert_array_equal(wgprim.scan(x, "min").numpy(), np.minimum.accumulate(x))
+
+
+def test_plan_calls_queued_in_one_batch_keep_their_own_inputs(rng):
+    plan = ReducePlan(10_000, np.int32, "sum")
+    a, b = (wgprim.asarray(random_values(rng, 10_000, np.int32)) for _ in range(2))
+    out_a, out_b = wgprim.empty((), np.int32), wgprim.empty((), np.int32)
+    with wgprim.batch():
+        plan(a, out=out_a)
+        plan(b, out=out_b)
+    assert out_a.item() == a.numpy().sum(dtype=np.int32)
+    assert out_b.item() == b.numpy().sum(dtype=np.int32)
+
+
+def test_plan_out_is_checked():
+    plan = ReducePlan(100, np.int32)
+    x = wgprim.asarray(np.arange(100, dtype=np.int32))
+    with pytest.raises(ValueError, match="out must hold"):
+        plan(x, out=wgprim.empty((), np.float32))
+    with pytest.raises(ValueError, match="out must hold"):
+        plan(x, out=wgprim.empty((3,), np.int32))
+
+
+def test_identity_must_be_exact_in_the_dtype():
+    x = np.arange(5, dtype=np.int32)
+    for bad in (np.inf, 0.5, 2**40):
+        with pytest.raises(ValueError, match="identity"):
+            wgprim.reduce(x, wgprim.Monoid("min(a, b)", bad))

@@ -8,7 +8,7 @@ import wgprim
 from wgprim.device import binding_limit
 from wgprim.ops.scan import ScanPlan, cumsum_error_bound
 
-from support import AWKWARD_SIZES, random_values
+from support import AWKWARD_SIZES, informative, random_values
 
 DTYPES = [np.float32, np.int32, np.uint32]
 UFUNC = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum,
@@ -69,7 +69,7 @@ def test_cumsum_awkward_sizes(n, dtype, rng, lanes_path):
 @pytest.mark.parametrize("op", ["prod", "min", "max", "bitwise_and", "bitwise_or", "bitwise_xor"])
 @pytest.mark.parametrize("exclusive", [False, True])
 def test_every_integer_operator(op, dtype, exclusive, rng):
-    x = random_values(rng, 4096 * 3 + 77, dtype)
+    x = informative(rng, 4096 * 3 + 77, dtype, op)
     assert_scan(x, op, exclusive, wgprim.scan(x, op, exclusive=exclusive).numpy())
 
 
@@ -159,3 +159,23 @@ def test_both_downsweep_variants(staged, n, rng, monkeypatch):
     x = random_values(rng, n, np.int32)
     for exclusive in (False, True):
         assert_scan(x, "sum", exclusive, wgprim.scan(x, exclusive=exclusive).numpy())
+
+
+def test_plan_out_is_checked_and_not_the_input():
+    plan = ScanPlan(100, np.int32)
+    x = wgprim.asarray(np.arange(100, dtype=np.int32))
+    with pytest.raises(ValueError, match="must not be an input"):
+        plan(x, out=x)
+    with pytest.raises(ValueError, match="out must hold"):
+        plan(x, out=wgprim.empty((5,), np.int32))
+
+
+def test_scan_plans_queued_in_one_batch(rng):
+    plan = ScanPlan(9000, np.int32)
+    a, b = (wgprim.asarray(random_values(rng, 9000, np.int32)) for _ in range(2))
+    ra, rb = wgprim.empty((9000,), np.int32), wgprim.empty((9000,), np.int32)
+    with wgprim.batch():
+        plan(a, out=ra)
+        plan(b, out=rb)
+    np.testing.assert_array_equal(ra.numpy(), np.cumsum(a.numpy(), dtype=np.int32))
+    np.testing.assert_array_equal(rb.numpy(), np.cumsum(b.numpy(), dtype=np.int32))

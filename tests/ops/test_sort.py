@@ -287,3 +287,11 @@ def test_small_workgroup_memory(monkeypatch):
     sorter.record(program, asarray(x), out, None, idx, index_values=True)
     program.run()
     np.testing.assert_array_equal(idx.numpy(), stable_order(x, True))
+
+
+def test_plan_refuses_its_own_result_as_input():
+    import wgprim
+    plan = SortPlan(1000, np.int32)
+    out = plan(np.arange(1000, dtype=np.int32)[::-1].copy())
+    with pytest.raises(ValueError, match="own result"):
+        plan(out)

@@ -42,6 +42,15 @@ def _fmt(ms):
     return "-" if ms is None else f"{ms:.4f}"
 
 
+def _row_line(r, ref_names) -> str:
+    ratios = r.ratios()
+    line = f"{r.primitive:<18} {r.dtype:<8} {r.n:>11,} {_fmt(r.wgprim_ms):>10} "
+    line += " ".join(f"{_fmt(r.refs.get(x)):>10}" for x in ref_names)
+    line += " " + " ".join(f"{ratios[x]:>8.2f}" if x in ratios else f"{'-':>8}" for x in ref_names if x != "numpy")
+    line += f" {(r.gbps or 0):>7.0f} {100 * (r.copy_fraction or 0):>5.0f}% {_fmt(r.end_to_end_ms):>8}  {'ok' if r.ok else 'WRONG ' + r.note}"
+    return line
+
+
 def run(args) -> int:
     import numpy as np
 
@@ -89,6 +98,11 @@ def run(args) -> int:
         p = table[name]
         dtypes = args.dtype.split(",") if args.dtype else [p.dtypes[0]]
         jobs += [(p, n, d) for d in dtypes if d in p.dtypes for n in sizes if n <= p.max_n]
+    ref_names = list(refs)
+    head = f"{'primitive':<18} {'dtype':<8} {'n':>11} {'wgprim ms':>10} " + " ".join(f"{r + ' ms':>10}" for r in ref_names)
+    head += " " + " ".join(f"{'x ' + r:>8}" for r in ref_names if r != "numpy") + f" {'GB/s':>7} {'%copy':>6} {'e2e ms':>8}  ok"
+    print(head)
+    print("-" * len(head))
     rows, failures = [], 0
     for i, (p, n, d) in enumerate(jobs):
         _progress(i, len(jobs), f"{p.name} {d} n={n}")
@@ -98,6 +112,13 @@ def run(args) -> int:
             row = harness.Row(p.name, n, d, False, None, note=f"error: {type(error).__name__}: {error}")
         failures += not row.ok
         rows.append(row)
+        print("\r".ljust(101) + "\r", end="", file=sys.stderr)
+        print(_row_line(row, ref_names), flush=True)
+        if row.steps and len(row.steps) > 1:
+            by_label: dict = {}
+            for label, ms in row.steps:
+                by_label[label] = by_label.get(label, 0.0) + ms
+            print("    steps: " + ", ".join(f"{k} {v:.4f}" for k, v in by_label.items()), flush=True)
     claim_rows = []
     if "blockscan-claim" in wanted:
         claim_sizes = [1 << k for k in range(12, 29, 2) if (1 << k) <= max(max(sizes), 1 << 12)]
@@ -105,18 +126,6 @@ def run(args) -> int:
             _progress(i, len(claim_sizes), f"blockscan-claim n={n}")
             claim_rows.append(claim.measure(n, args.repeat))
     print("\r".ljust(101) + "\r", end="", file=sys.stderr)
-    ref_names = list(refs)
-    head = f"{'primitive':<18} {'dtype':<8} {'n':>11} {'wgprim ms':>10} " + " ".join(f"{r + ' ms':>10}" for r in ref_names)
-    head += " " + " ".join(f"{'x ' + r:>8}" for r in ref_names if r != "numpy") + f" {'GB/s':>7} {'%copy':>6} {'e2e ms':>8}  ok"
-    print(head)
-    print("-" * len(head))
-    for r in rows:
-        ratios = r.ratios()
-        line = f"{r.primitive:<18} {r.dtype:<8} {r.n:>11,} {_fmt(r.wgprim_ms):>10} "
-        line += " ".join(f"{_fmt(r.refs.get(x)):>10}" for x in ref_names)
-        line += " " + " ".join(f"{ratios[x]:>8.2f}" if x in ratios else f"{'-':>8}" for x in ref_names if x != "numpy")
-        line += f" {(r.gbps or 0):>7.0f} {100 * (r.copy_fraction or 0):>5.0f}% {_fmt(r.end_to_end_ms):>8}  {'ok' if r.ok else 'WRONG ' + r.note}"
-        print(line)
     print("x REF = REF ms / wgprim ms (above 1: wgprim faster). GB/s: minimum bytes a call moves / GPU time.")
     if claim_rows:
         print("\nblock scan of 256-element segments: one dispatch (barriers inside) vs one dispatch per step (8)")

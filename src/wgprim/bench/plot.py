@@ -36,6 +36,6 @@ def plot(rows: list[dict], path: str, title: str) -> None:
     for ax in list(axes.flat)[len(names):]:
         ax.axis("off")
     fig.suptitle(title)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 0.97))  # room for the title
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -54,10 +54,10 @@ class BitonicSorter:
         n = keys.size
         if n == 0:
             return
-        if 4 * n > self.device.max_binding_bytes:
-            raise ValueError(f"bitonic sort of {n} keys needs one storage binding of {4 * n} bytes; "
-                             f"this device binds at most {self.device.max_binding_bytes}")
-        m = max(1, 1 << (n - 1).bit_length())
+        m = max(1, 1 << (n - 1).bit_length())  # padded to a power of two
+        if 4 * m > self.device.max_binding_bytes:
+            raise ValueError(f"bitonic sort of {n} keys (padded to {m}) needs one storage binding of {4 * m} bytes; "
+                             f"this device binds at most {self.device.max_binding_bytes}: use method='radix'")
         unused = p.temp(16)  # for the binding a step does not use
         if m <= self.local:
             params = p.params(n, m, 1, 2, 0, m, LOAD_INPUT | STORE_OUTPUT, self.mode)

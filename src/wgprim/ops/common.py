@@ -26,6 +26,18 @@ def as_input(x, allowed=None) -> Array:
     return arr
 
 
+def check_out(out: Array, shape: tuple, dtype, inputs: tuple = ()) -> Array:
+    """Validate a caller's `out=` Array: its shape and dtype must be the result's, and it
+    must not share a buffer with an input (a dispatch cannot read and write one buffer)."""
+    if not isinstance(out, Array):
+        raise TypeError(f"out must be a wgprim.Array, not {type(out).__name__}")
+    if out.size != int(np.prod(shape, dtype=np.int64)) or out.dtype != np.dtype(dtype):
+        raise ValueError(f"out must hold {tuple(shape)} of {np.dtype(dtype)}, got {out.shape} of {out.dtype}")
+    if any(out.buffer is a.buffer for a in inputs):
+        raise ValueError("out must not be an input (or share its buffer): pass another Array")
+    return out
+
+
 @dataclass(frozen=True)
 class Chunk:
     """A window of an array small enough for one storage binding."""
@@ -44,6 +56,8 @@ class Chunk:
 def chunks(n: int, itemsize: int, tile: int, device: Device) -> list[Chunk]:
     """Split n elements into windows of whole tiles that each fit one storage binding."""
     per_binding = (device.max_binding_bytes // (tile * itemsize)) * tile
+    # Each window starts at a multiple of the tile, which keeps offsets aligned for binding.
+    assert (per_binding * itemsize) % device.storage_offset_alignment == 0
     if per_binding <= 0:
         raise ValueError(f"the storage binding limit ({device.max_binding_bytes} bytes) is smaller than one tile")
     return [Chunk(s, min(per_binding, n - s)) for s in range(0, n, per_binding)]

@@ -259,7 +259,9 @@ def histogram(x, bins=10, range=None, weights=None):
 def bincount(x, weights=None, minlength: int = 0) -> Array:
     """numpy.bincount for non-negative uint32/int32 values: counts (uint32) of each value
     0..max(x), at least `minlength` bins; with weights, their sums (weights' dtype)."""
-    arr = as_input(x, (U32, I32)).ravel()
+    arr = as_input(x, (U32, I32))
+    if arr.ndim != 1:
+        raise ValueError(f"bincount takes a 1-D array (as numpy), got shape {arr.shape}")
     w = _as_weights(weights, arr)
     minlength = int(minlength)
     if minlength < 0:

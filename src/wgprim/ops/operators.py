@@ -65,7 +65,13 @@ ARG_OPS = {"argmin": "<", "argmax": ">"}
 
 
 def bits_of(value, dt: np.dtype) -> int:
-    """The bit pattern (as an unsigned int) of `value` stored in dtype `dt`."""
+    """The bit pattern (as an unsigned int) of `value` stored in dtype `dt`; ValueError when
+    `value` is not exactly representable there (an identity must be exact)."""
+    if dt.kind in "iu":
+        if isinstance(value, float) and not float(value).is_integer() or not np.isfinite(value):
+            raise ValueError(f"identity {value!r} is not a {dt} value")
+        if not np.iinfo(dt).min <= int(value) <= np.iinfo(dt).max:
+            raise ValueError(f"identity {value!r} is outside the range of {dt}")
     host = np.array(value).astype(dt) if dt.kind == "f" else np.array(int(value)).astype(np.int64).astype(dt)
     return int(host.view(np.uint16 if dt.itemsize == 2 else np.uint32))
 
@@ -136,39 +142,67 @@ def resolve(op, dt: np.dtype, for_scan: bool = False) -> tuple[str, object]:
     return op, Monoid(expr, identity(dt), name=op)
 
 
-def preamble(op, dt: np.dtype) -> str:
-    """The WGSL preamble for operator `op` (a name or Monoid) on elements of dtype `dt`."""
-    name, monoid = resolve(op, dt)
-    t = WGSL_TYPE[dt]
-    head = _enables(dt) + f"alias T = {t};\n" + _float_helpers(dt)
+KEY_FNS = {
+    U32: "fn key(x: T) -> u32 { return x; }\nfn from_key(k: u32) -> T { return k; }\n",
+    I32: "fn key(x: T) -> u32 { return bitcast<u32>(x) ^ 0x80000000u; }\n"
+         "fn from_key(k: u32) -> T { return bitcast<i32>(k ^ 0x80000000u); }\n",
+    F32: "fn key(x: T) -> u32 { return order_key(x); }\n"
+         "fn from_key(k: u32) -> T { return bitcast<f32>(select(~k, k & 0x7fffffffu, (k >> 31u) == 1u)); }\n",
+    F16: "fn key(x: T) -> u32 { return order_key(x); }\n"
+         "fn from_key(k: u32) -> T { return f16(bitcast<f32>(select(~k, k & 0x7fffffffu, (k >> 31u) == 1u))); }\n",
+}
+
+
+def _keyed_preamble(head: str, name: str, dt: np.dtype) -> str:
+    """min/max/argmin/argmax reductions accumulate order-preserving u32 keys: one integer
+    min/max per element, exact where float compares flush denormals, -0.0 == +0.0. NaN
+    maps to the key that wins (0 for min, all ones for max), so it propagates as numpy's
+    does and argmin/argmax return the first NaN."""
+    smallest = name in ("min", "argmin")
+    wins, loses = ("0u", "0xffffffffu") if smallest else ("0xffffffffu", "0u")
+    pick = "min" if smallest else "max"
+    better = "<" if smallest else ">"
+    nan = "is_nan(x)" if dt.kind == "f" else "false"
+    text = head + KEY_FNS[dt] + f"fn lift_key(x: T) -> u32 {{ if ({nan}) {{ return {wins}; }} return key(x); }}\n"
     if name in ARG_OPS:
-        # Accumulator: (value, index). NaN wins (as numpy), then the smaller/larger value,
-        # then the smaller index, so ties give the first occurrence whatever the order.
-        cmp = ARG_OPS[name]
-        extreme = _max_of(dt) if cmp == "<" else _min_of(dt)
-        nan_test = "is_nan" if dt.kind == "f" else "no_nan"
-        lt = "less(a.v, b.v)" if dt.kind == "f" else "a.v < b.v"
-        gt = "less(b.v, a.v)" if dt.kind == "f" else "b.v < a.v"
-        if cmp == ">":
-            lt, gt = gt, lt
-        return head + _identity_fn(t, dt, extreme) + f"""
-struct ArgPair {{ v: T, i: u32 }}
+        return text + f"""
+struct ArgPair {{ v: u32, i: u32 }}
 alias A = ArgPair;
 alias R = u32;
-fn no_nan(x: T) -> bool {{ return false; }}
-fn identity() -> A {{ return ArgPair(identity_value(), 0xffffffffu); }}
-fn first(a: A, b: A) -> A {{ if (a.i < b.i) {{ return a; }} return b; }}
+fn identity() -> A {{ return ArgPair({loses}, 0xffffffffu); }}
 fn combine(a: A, b: A) -> A {{
-  let an = {nan_test}(a.v);
-  let bn = {nan_test}(b.v);
-  if (an || bn) {{ if (an && bn) {{ return first(a, b); }} if (an) {{ return a; }} return b; }}
-  if ({lt}) {{ return a; }}
-  if ({gt}) {{ return b; }}
-  return first(a, b);
+  if (a.v {better} b.v || (a.v == b.v && a.i < b.i)) {{ return a; }}
+  return b;
 }}
-fn lift(x: T, i: u32) -> A {{ return ArgPair(x, i); }}
+fn lift(x: T, i: u32) -> A {{ return ArgPair(lift_key(x), i); }}
 fn finish(a: A) -> R {{ return a.i; }}
 """
+    return text + f"""
+alias A = u32;
+alias R = T;
+fn identity() -> A {{ return {loses}; }}
+fn combine(a: A, b: A) -> A {{ return {pick}(a, b); }}
+fn lift(x: T, i: u32) -> A {{ return lift_key(x); }}
+fn finish(a: A) -> R {{ return from_key(a); }}
+"""
+
+
+def accumulator_bytes(op, dt: np.dtype) -> int:
+    """Bytes of one partial result of a reduction (see preamble)."""
+    name, _ = resolve(op, dt)
+    if name in ARG_OPS:
+        return 8
+    return 4 if name in ("min", "max") else dt.itemsize
+
+
+def preamble(op, dt: np.dtype, for_scan: bool = False) -> str:
+    """The WGSL preamble for operator `op` (a name or Monoid) on elements of dtype `dt`:
+    for a reduction, or for a scan (where the accumulator must be T itself)."""
+    name, monoid = resolve(op, dt, for_scan=for_scan)
+    t = WGSL_TYPE[dt]
+    head = _enables(dt) + f"alias T = {t};\n" + _float_helpers(dt)
+    if not for_scan and (name in ARG_OPS or name in ("min", "max")):
+        return _keyed_preamble(head, name, dt)
     return head + _identity_fn(t, dt, monoid.identity) + f"""
 alias A = T;
 alias R = T;

@@ -21,7 +21,7 @@ import numpy as np
 from wgprim.array import Array
 from wgprim.device import Device
 from wgprim.ops.scan import _Recorder as ScanRecorder
-from wgprim.program import Program, flush_batch, get_pipeline, kernel_source
+from wgprim.program import Program, consecutive_subgroups, get_pipeline, kernel_source
 
 WG = 256
 # Match path (kernels/radix_scatter_match.wgsl): keys per invocation (4, 8, 12 or 16) and
@@ -55,9 +55,10 @@ def items_per_invocation(device: Device) -> int:
 def preamble(device: Device, items: int) -> str:
     """Constants and the block scan (subgroup path where the device has subgroups)."""
     constants = f"const WG: u32 = {WG}u;\nconst ITEMS: u32 = {items}u;\n" + kernel_source("radix_keys")
-    if device.has_subgroups:
-        # Naga (wgpu 0.32) takes subgroup builtins without `enable subgroups;` and rejects
-        # the directive as not yet implemented; the device feature is what enables them.
+    if consecutive_subgroups(device):
+        # This block scan needs subgroups of consecutive invocations (probed). Naga (wgpu
+        # 0.32) takes subgroup builtins without `enable subgroups;` and rejects the
+        # directive as not yet implemented; the device feature is what enables them.
         return constants + kernel_source("radix_block_scan_subgroup")
     return constants + kernel_source("radix_block_scan_workgroup")
 
@@ -161,14 +162,12 @@ class RadixSorter:
     def probe(self, keys: Array) -> tuple[int, ...]:
         """The digits worth a pass for these keys (runs one dispatch and waits for it)."""
         self.check_size(keys.size)
-        p = Program(self.device, label="radix probe")
+        # Through Program.run, so that profile() and bench see this dispatch too.
+        p = Program(self.device, label="radix probe", transient=False)
         bits = p.temp(16)
         self.device.device.queue.write_buffer(bits, 0, np.array([0, 0xFFFFFFFF, 0, 0], np.uint32))
         self.record_probe(p, keys, bits)
-        flush_batch(self.device)
-        encoder = self.device.device.create_command_encoder()
-        p.encode(encoder)
-        self.device.device.queue.submit([encoder.finish()])
+        p.run()
         raw = np.frombuffer(self.device.device.queue.read_buffer(bits, 0, 8), np.uint32)
         p.release()
         return varying_digits(int(raw[0]), int(raw[1]))

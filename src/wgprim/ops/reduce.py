@@ -20,7 +20,7 @@ import numpy as np
 from wgprim.array import Array, asarray, check_dtype, empty
 from wgprim.device import get_device
 from wgprim.ops import operators
-from wgprim.ops.common import as_input, chunks
+from wgprim.ops.common import as_input, check_out, chunks
 from wgprim.program import Plan, Program, get_pipeline
 
 WG = 256
@@ -51,10 +51,6 @@ def prod_error_bound(n: int, dtype=np.float32) -> float:
     return builtins.max(n - 1, 1) * float(np.finfo(dtype).eps)
 
 
-def _accumulator_bytes(name: str, dt: np.dtype) -> int:
-    return 8 if name in operators.ARG_OPS else dt.itemsize
-
-
 class _Recorder:
     """Records the steps of one reduction into a Program."""
 
@@ -62,7 +58,7 @@ class _Recorder:
         self.program, self.n, self.dt, self.op = program, n, dt, op
         self.name, _ = operators.resolve(op, dt)
         self.preamble = operators.preamble(op, dt)
-        self.acc_bytes = _accumulator_bytes(self.name, dt)
+        self.acc_bytes = operators.accumulator_bytes(op, dt)
         dev = program.device
         self.chunks = chunks(n, dt.itemsize, TILE, dev)
         self.pipes = {
@@ -143,7 +139,7 @@ class ReducePlan:
         arr = as_input(x, operators.NUMERIC)
         if arr.size != self.n or arr.dtype != self.dtype:
             raise ValueError(f"plan is for {self.n} elements of {self.dtype}, got {arr.size} of {arr.dtype}")
-        out = self.result if out is None else out
+        out = self.result if out is None else check_out(out, (), self.result.dtype, (arr,))
         times = self._plan.run(arr, out, profile=profile)
         return (out, times) if profile else out
 

@@ -14,12 +14,14 @@ import numpy as np
 from wgprim.array import Array, check_dtype, empty
 from wgprim.device import Device, get_device
 from wgprim.ops import operators
-from wgprim.ops.common import as_input, chunks
+from wgprim.ops.common import as_input, check_out, chunks
 from wgprim.program import Plan, Program, consecutive_subgroups, get_pipeline
 
 WG = 256
 TILE = WG * 16  # elements per workgroup: 16 consecutive per invocation
-STAGE_STORES = True  # downsweep writes through workgroup memory where it fits (see scan.wgsl)
+# Downsweep writes through workgroup memory (scan.wgsl, scan_downsweep_staged): off, because
+# on an H200 it was slower (2^28 f32: downsweep 0.99 ms staged, 0.85 ms direct; benchmarks/).
+STAGE_STORES = False
 
 
 def cumsum_error_bound(abs_prefix_sums, dtype=np.float32):
@@ -38,7 +40,7 @@ class _Recorder:
         self.dt = dt
         self.tile = TILE
         lanes = "scan_lanes_subgroup" if consecutive_subgroups(device) else "scan_lanes_barrier"
-        preamble = operators.preamble(op, dt)
+        preamble = operators.preamble(op, dt, for_scan=True)
         kernel = (lanes, "scan")
         self.reduce = get_pipeline(device, kernel, preamble, "scan_reduce", {"WG": WG})
         # Staging the results in workgroup memory (coalesced stores) needs 18 KiB for f32.
@@ -112,6 +114,6 @@ class ScanPlan:
         arr = as_input(x, operators.NUMERIC)
         if arr.size != self.n or arr.dtype != self.dtype:
             raise ValueError(f"plan is for {self.n} elements of {self.dtype}, got {arr.size} of {arr.dtype}")
-        out = self.result if out is None else out
+        out = self.result if out is None else check_out(out, (self.n,), self.dtype, (arr,))
         times = self._plan.run(arr.ravel(), out, profile=profile)
         return (out, times) if profile else out

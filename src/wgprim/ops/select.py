@@ -136,6 +136,8 @@ def _select(x: Array | None, mask: Array, ordered: bool = True) -> Array:
 def compact(x, mask, ordered: bool = True) -> Array:
     """x[mask] for a bool mask of x's shape: the kept elements, flattened, in order.
     ordered=False: the append-buffer form (same elements, order of tiles unspecified)."""
+    if not isinstance(ordered, bool):
+        raise TypeError(f"ordered must be True or False, not {ordered!r}")
     arr = as_input(x, VALUE_TYPES)
     m = _as_mask(mask, shape=arr.shape)
     return _select(arr.ravel(), m.ravel(), ordered)
@@ -144,6 +146,8 @@ def compact(x, mask, ordered: bool = True) -> Array:
 def nonzero(mask, ordered: bool = True) -> Array:
     """The flat indices of the True elements of a bool mask: np.flatnonzero(mask) (for a
     1-D mask, np.nonzero(mask)[0]). uint32 indices."""
+    if not isinstance(ordered, bool):
+        raise TypeError(f"ordered must be True or False, not {ordered!r}")
     m = _as_mask(mask)
     return _select(None, m.ravel(), ordered)
 

@@ -24,7 +24,7 @@ from wgprim.device import get_device
 from wgprim.ops import radix_sort
 from wgprim.ops.common import as_input
 from wgprim.ops.radix_sort import ALL_DIGITS, RadixSorter
-from wgprim.program import BufferPool, Program
+from wgprim.program import BufferPool, Program, flush_batch
 
 U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
 KEY_DTYPES = (U32, I32, F32)
@@ -144,6 +144,7 @@ class SortPlan:
                id(vals_out.buffer) if vals_out is not None else None, digits)
         if key not in self._programs:
             if len(self._programs) >= 8:  # new input buffers every call: keep a few
+                flush_batch(self.device)  # an evicted program may still be queued in a batch
                 for old, _, _ in self._programs.values():
                     old.release()
                 self._programs.clear()
@@ -157,6 +158,8 @@ class SortPlan:
         k = _one_dimensional(keys, "keys", (self.dtype,))
         if k.size != self.n:
             raise ValueError(f"plan is for {self.n} keys, got {k.size}")
+        if k.buffer is self.keys.buffer or (self.values is not None and k.buffer is self.values.buffer):
+            raise ValueError("the input is this plan's own result buffer (overwritten by the run): pass a copy")
         v = vals_out = None
         if self.what == "pairs":
             if values is None:
