@@ -66,6 +66,11 @@ fn scan_reduce(inv: Invocation) {
   }
 }
 
+// This invocation's 16 consecutive elements.
+fn load_own(first: u32) -> array<vec4<T>, VECS> {
+  return array<vec4<T>, VECS>(load_vec(first), load_vec(first + 1u), load_vec(first + 2u), load_vec(first + 3u));
+}
+
 // The scanned values of this invocation's 16 elements, from `run` (the combination of
 // everything before them). Shared by both downsweep variants.
 fn scan_own(first: u32, inv: Invocation, v: ptr<function, array<vec4<T>, VECS>>) -> T {
@@ -98,10 +103,7 @@ fn scan_downsweep(inv: Invocation) {
     return;
   }
   let first = (group * WG + inv.index) * VECS;
-  var v: array<vec4<T>, VECS>;
-  for (var k = 0u; k < VECS; k++) {
-    v[k] = load_vec(first + k);
-  }
+  var v = load_own(first);
   scan_own(first, inv, &v);
   for (var k = 0u; k < VECS; k++) {
     // The chunk's last vec4 may run past n into the buffer's padding (buffers are whole vec4s).
@@ -128,10 +130,7 @@ fn scan_downsweep_staged(inv: Invocation) {
     return;
   }
   let first = (group * WG + inv.index) * VECS;
-  var v: array<vec4<T>, VECS>;
-  for (var k = 0u; k < VECS; k++) {
-    v[k] = load_vec(first + k);
-  }
+  var v = load_own(first);
   scan_own(first, inv, &v);
   for (var k = 0u; k < VECS; k++) {
     staged[staged_slot(inv.index * VECS + k)] = v[k];
