@@ -68,38 +68,34 @@ def end_to_end_ms(call, to_host, repeat: int) -> float:
     return median(times)
 
 
-def cuda_ms(call, repeat: int) -> float:
-    """Median time of `call()` between two CUDA events (CuPy or PyTorch work)."""
-    import torch
-
+def _event_ms(call, repeat: int, event, elapsed, synchronize) -> float:
     call()
-    torch.cuda.synchronize()
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    synchronize()
+    start, stop = event(), event()
     times = []
     for _ in range(repeat):
         start.record()
         call()
         stop.record()
         stop.synchronize()
-        times.append(start.elapsed_time(stop))
+        times.append(elapsed(start, stop))
     return median(times)
+
+
+def cuda_ms(call, repeat: int) -> float:
+    """Median time of `call()` between two CUDA events (CuPy or PyTorch work)."""
+    import torch
+
+    return _event_ms(call, repeat, lambda: torch.cuda.Event(enable_timing=True),
+                     lambda a, b: a.elapsed_time(b), torch.cuda.synchronize)
 
 
 def cupy_ms(call, repeat: int) -> float:
     """CUDA-event timing through CuPy alone (when PyTorch is not installed)."""
     import cupy
 
-    call()
-    cupy.cuda.Device().synchronize()
-    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-    times = []
-    for _ in range(repeat):
-        start.record()
-        call()
-        stop.record()
-        stop.synchronize()
-        times.append(cupy.cuda.get_elapsed_time(start, stop))
-    return median(times)
+    return _event_ms(call, repeat, cupy.cuda.Event, cupy.cuda.get_elapsed_time,
+                     cupy.cuda.Device().synchronize)
 
 
 def host_ms(call, repeat: int) -> float:
