@@ -185,11 +185,35 @@ def test_binding_limit():
     x = random_keys(40_000, np.uint32, np.random.default_rng(6))
     with binding_limit(4 * 40_000 + 256):  # the keys just fit one binding; the scan is chunked
         np.testing.assert_array_equal(sort(x).numpy(), np.sort(x))
-    with binding_limit(64 * 1024):
+    with binding_limit(64 * 1024):  # 16384 keys a binding: the output spans at most two
         with pytest.raises(ValueError, match="storage binding"):
             sort(x)
         with pytest.raises(ValueError, match="storage binding"):
             sort(x, method="bitonic")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [16_385, 20_000, 32_768])
+def test_keys_in_two_bindings(n, dtype, ranking_path):
+    # Reads in binding-sized chunks, the output bound as two windows.
+    rng = np.random.default_rng(n)
+    x = random_keys(n, dtype, rng)
+    if dtype == np.float32:
+        x[rng.integers(0, n, 50)] = np.nan
+        x[rng.integers(0, n, 50)] = -0.0
+    few = (x.view(np.uint32) % 7).astype(dtype) if dtype != np.float32 else np.round(x)
+    with binding_limit(64 * 1024):
+        np.testing.assert_array_equal(sort(x).numpy(), np.sort(x))
+        np.testing.assert_array_equal(argsort(few).numpy(), np.argsort(few, kind="stable"))
+        values = np.arange(n, dtype=np.uint32)[::-1].copy()
+        k, v = sort_pairs(few, values, descending=True)
+        order = np.argsort(-few.astype(np.float64), kind="stable") if dtype != np.uint32 else \
+            np.argsort(np.iinfo(np.uint32).max - few.astype(np.int64), kind="stable")
+        if dtype == np.float32:  # NaN first when descending
+            order = np.concatenate([np.flatnonzero(np.isnan(few)), order[~np.isnan(few[order])]])
+        np.testing.assert_array_equal(v.numpy(), values[order])
+        plan = SortPlan(n, dtype, what="argsort")
+        np.testing.assert_array_equal(plan(few).numpy(), np.argsort(few, kind="stable"))
 
 
 def test_errors():

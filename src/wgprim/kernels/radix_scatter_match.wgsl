@@ -124,7 +124,7 @@ fn load_val_item(j: u32) {
   let p = tile_position(j);
   var v = 0u;
   if ((params.flags & INDEX_VALUES) != 0u) {
-    v = m_base + p;
+    v = params.first + m_base + p;
   } else if (p < m_valid) {
     v = vals_in[m_base + p];
   }
@@ -185,14 +185,14 @@ fn write_key_item(k: u32) {
     if ((params.flags & TRANSFORM_OUT) != 0u) {
       key = from_radix(key, params.mode);
     }
-    keys_out[dest] = key;
+    store_key(dest, key);
   }
 }
 
 fn write_val_item(k: u32) {
   let p = k * WG + m_t;
   if (p < m_valid) {
-    vals_out[match_dests[k]] = atomicLoad(&match_shared[p]);
+    store_val(match_dests[k], atomicLoad(&match_shared[p]));
   }
 }
 
@@ -262,8 +262,8 @@ fn match_rank_tile(t: u32, sid: u32, lane: u32, size: u32, nsg: u32, group: u32,
   var offset_lo = 0u;
   var offset_hi = 0u;
   if (u < 128u) {
-    offset_lo = offsets[u * params.tiles + group];
-    offset_hi = offsets[(u + 128u) * params.tiles + group];
+    offset_lo = offsets[u * params.tiles + params.tile_offset + group];
+    offset_hi = offsets[(u + 128u) * params.tiles + params.tile_offset + group];
   }
   for (var w = t; w < 128u * nsg; w += WG) {
     atomicStore(&match_shared[w], 0u);

@@ -30,13 +30,19 @@ const TRANSFORM_IN: u32 = 1u;   // keys_in holds user keys: transform them when 
 const TRANSFORM_OUT: u32 = 2u;  // last pass: write user keys back
 const INDEX_VALUES: u32 = 4u;   // first pass of argsort: the value of key i is i
 
+// Keys beyond one storage binding are read in binding-sized chunks (one dispatch per
+// chunk, keys_in bound to the chunk); the scatter may write anywhere in the output, which
+// is bound as two windows: positions below `split` in keys_out, the rest in keys_out_hi.
 struct Params {
-  n: u32,       // keys
-  tiles: u32,   // tiles of TILE keys (row length of the digit-major counts)
-  groups: u32,  // workgroups with work (= tiles; the grid may be folded and larger)
-  shift: u32,   // bit position of this pass's digit
-  flags: u32,   // TRANSFORM_IN | TRANSFORM_OUT | INDEX_VALUES
-  mode: u32,    // KIND_* | DESCENDING
+  n: u32,           // keys in this chunk
+  tiles: u32,       // tiles of TILE keys in the whole array (row length of the counts)
+  groups: u32,      // workgroups with work (= tiles of this chunk; the grid may be larger)
+  shift: u32,       // bit position of this pass's digit
+  flags: u32,       // TRANSFORM_IN | TRANSFORM_OUT | INDEX_VALUES
+  mode: u32,        // KIND_* | DESCENDING
+  tile_offset: u32, // the chunk's first tile among all tiles
+  first: u32,       // the chunk's first key among all keys
+  split: u32,       // output positions >= split go to the *_hi windows (0xffffffff: none)
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -47,6 +53,24 @@ struct Params {
 @group(0) @binding(5) var<storage, read> vals_in: array<u32>;
 @group(0) @binding(6) var<storage, read_write> vals_out: array<u32>;
 @group(0) @binding(7) var<storage, read_write> key_bits: array<atomic<u32>, 2>;
+@group(0) @binding(8) var<storage, read_write> keys_out_hi: array<u32>;
+@group(0) @binding(9) var<storage, read_write> vals_out_hi: array<u32>;
+
+fn store_key(pos: u32, key: u32) {
+  if (pos < params.split) {
+    keys_out[pos] = key;
+  } else {
+    keys_out_hi[pos - params.split] = key;
+  }
+}
+
+fn store_val(pos: u32, v: u32) {
+  if (pos < params.split) {
+    vals_out[pos] = v;
+  } else {
+    vals_out_hi[pos - params.split] = v;
+  }
+}
 
 fn group_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
@@ -131,7 +155,7 @@ fn radix_count(@builtin(workgroup_id) wid: vec3<u32>,
   }
   workgroupBarrier();
   for (var d = t; d < RADIX; d += WG) {
-    counts[d * params.tiles + group] = atomicLoad(&histogram[d]);
+    counts[d * params.tiles + params.tile_offset + group] = atomicLoad(&histogram[d]);
   }
 }
 
@@ -232,7 +256,7 @@ fn load_tile_vals(t: u32, base: u32, valid: u32) {
     let i = k * WG + t;
     var v = 0u;
     if ((params.flags & INDEX_VALUES) != 0u) {
-      v = base + i;
+      v = params.first + base + i;
     } else if (i < valid) {
       v = vals_in[base + i];
     }
@@ -266,7 +290,7 @@ fn place_tile(t: u32, group: u32, valid: u32) {
     exchange[slot(ranks[j])] = keys[j];
   }
   for (var d = t; d < RADIX; d += WG) {
-    digit_base[d] = offsets[d * params.tiles + group];
+    digit_base[d] = offsets[d * params.tiles + params.tile_offset + group];
   }
   workgroupBarrier();
   // Where a digit's run starts in the sorted tile, make digit_base[d] + p its global
@@ -295,7 +319,7 @@ fn write_keys(t: u32, valid: u32) {
       if ((params.flags & TRANSFORM_OUT) != 0u) {
         key = from_radix(key, params.mode);
       }
-      keys_out[dests[k]] = key;
+      store_key(dests[k], key);
     }
   }
 }
@@ -340,7 +364,7 @@ fn radix_scatter_pairs(@builtin(workgroup_id) wid: vec3<u32>,
   for (var k = 0u; k < ITEMS; k++) {
     let p = k * WG + t;
     if (p < valid) {
-      vals_out[dests[k]] = exchange[slot(p)];
+      store_val(dests[k], exchange[slot(p)]);
     }
   }
 }

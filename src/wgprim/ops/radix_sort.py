@@ -21,7 +21,8 @@ import numpy as np
 from wgprim.array import Array
 from wgprim.device import Device
 from wgprim.ops.scan import _Recorder as ScanRecorder
-from wgprim.program import Program, consecutive_subgroups, get_pipeline, kernel_source
+from wgprim.ops.common import Chunk, chunks
+from wgprim.program import Program, consecutive_subgroups, get_pipeline, kernel_source, view
 
 WG = 256
 # Match path (kernels/radix_scatter_match.wgsl): keys per invocation (4, 8, 12 or 16) and
@@ -114,6 +115,11 @@ def varying_digits(key_or: int, key_and: int) -> tuple[int, ...]:
     return tuple(d for d in ALL_DIGITS if (varying >> (DIGIT_BITS * d)) & (RADIX - 1))
 
 
+def _as(buffer, n: int) -> Array:
+    """A u32 view of n keys (or values) in `buffer`, for binding windows of it."""
+    return Array(buffer, np.dtype(np.uint32), (n,), None)
+
+
 class RadixSorter:
     """Pipelines for one (device, key dtype, direction); records sorts into Programs."""
 
@@ -143,21 +149,41 @@ class RadixSorter:
     def tiles(self, n: int) -> int:
         return -(-n // self.tile)
 
+    def chunks(self, n: int) -> list[Chunk]:
+        """Binding-sized windows of whole tiles: each count, probe and scatter dispatch
+        reads one of them."""
+        return chunks(n, 4, self.tile, self.device)
+
     def check_size(self, n: int) -> None:
-        # The scatter writes anywhere in the output, so the whole key (and value) array
-        # must fit one storage binding.
-        if 4 * n > self.device.max_binding_bytes:
+        # The scatter writes anywhere in the output, which is bound as two windows (below
+        # and from `split`): the output may span at most two storage bindings.
+        limit = 2 * self.chunks_size()
+        if n > limit:
             raise ValueError(
-                f"radix sort of {n} keys needs one storage binding of {4 * n} bytes; this device "
-                f"binds at most {self.device.max_binding_bytes} bytes ({self.device.max_binding_bytes // 4} keys)"
+                f"radix sort of {n} keys needs {4 * n} bytes of output in at most two storage "
+                f"bindings; this device binds at most {self.device.max_binding_bytes} bytes each ({limit} keys)"
             )
+
+    def chunks_size(self) -> int:
+        """Keys in one binding-sized window (a whole number of tiles)."""
+        return (self.device.max_binding_bytes // (4 * self.tile)) * self.tile
+
+    def _output_windows(self, buffer, n: int) -> tuple[dict, dict, int]:
+        """(low window, high window, split) of an output of n keys in `buffer`."""
+        per = self.chunks_size()
+        if n <= per:
+            return view(buffer, 0, buffer.size), None, 0xFFFFFFFF
+        return view(buffer, 0, 4 * per), view(buffer, 4 * per, buffer.size - 4 * per), per
 
     # -- probe --------------------------------------------------------------------------
     def record_probe(self, p: Program, keys: Array, bits) -> None:
-        """Add the OR/AND dispatch; `bits` (8 bytes) must hold (0, 0xffffffff) beforehand."""
-        n, tiles = keys.size, self.tiles(keys.size)
-        params = p.params(n, tiles, tiles, 0, TRANSFORM_IN, self.mode)
-        p.dispatch("radix probe", self.pipes["radix_probe"], {0: params, 1: keys.buffer, 7: bits}, tiles)
+        """Add the OR/AND dispatches; `bits` (8 bytes) must hold (0, 0xffffffff) beforehand."""
+        tiles = self.tiles(keys.size)
+        for c in self.chunks(keys.size):
+            groups = self.tiles(c.count)
+            params = p.params(c.count, tiles, groups, 0, TRANSFORM_IN, self.mode, c.start // self.tile, c.start,
+                              0xFFFFFFFF)
+            p.dispatch("radix probe", self.pipes["radix_probe"], {0: params, 1: c.view(keys), 7: bits}, groups)
 
     def probe(self, keys: Array) -> tuple[int, ...]:
         """The digits worth a pass for these keys (runs one dispatch and waits for it)."""
@@ -202,23 +228,35 @@ class RadixSorter:
         passes = len(digits)
         src_k = keys_in.buffer
         src_v = vals_in.buffer if (pairs and not index_values) else keys_in.buffer  # unused when indices
+        parts = self.chunks(n)
+        unused = p.temp(16)  # the high output windows when the output fits one binding
         for i, d in enumerate(digits):
             first, last = i == 0, i == passes - 1
             dst = (passes - 1 - i) % 2  # 0 (the output) for the last pass
             flags = (TRANSFORM_IN if first else 0) | (TRANSFORM_OUT if last else 0)
             if pairs and first and index_values:
                 flags |= INDEX_VALUES
-            params = p.params(n, tiles, tiles, DIGIT_BITS * d, flags, self.mode)
-            p.dispatch("radix count", self.pipes["radix_count"], {0: params, 1: src_k, 2: counts.buffer}, tiles)
+            key_lo, key_hi, split = self._output_windows(key_bufs[dst], n)
+            chunk_params = []
+            for c in parts:
+                groups = self.tiles(c.count)
+                params = p.params(c.count, tiles, groups, DIGIT_BITS * d, flags, self.mode,
+                                  c.start // self.tile, c.start, split)
+                chunk_params.append((c, groups, params))
+                p.dispatch("radix count", self.pipes["radix_count"],
+                           {0: params, 1: c.view(_as(src_k, n)), 2: counts.buffer}, groups)
             first_scan_step = len(p.steps)
             self.scan.record(p, counts, offsets, exclusive=True)
             for step in p.steps[first_scan_step:]:
                 step.label = "radix scan"
-            bindings = {0: params, 1: src_k, 3: offsets.buffer, 4: key_bufs[dst]}
+            for c, groups, params in chunk_params:
+                bindings = {0: params, 1: c.view(_as(src_k, n)), 3: offsets.buffer, 4: key_lo, 8: key_hi or unused}
+                if pairs:
+                    val_lo, val_hi, _ = self._output_windows(val_bufs[dst], n)
+                    bindings.update({5: c.view(_as(src_v, n)), 6: val_lo, 9: val_hi or unused})
+                    p.dispatch("radix scatter", self.pipes["radix_scatter_pairs"], bindings, groups)
+                else:
+                    p.dispatch("radix scatter", self.pipes["radix_scatter_keys"], bindings, groups)
             if pairs:
-                bindings.update({5: src_v, 6: val_bufs[dst]})
-                p.dispatch("radix scatter", self.pipes["radix_scatter_pairs"], bindings, tiles)
                 src_v = val_bufs[dst]
-            else:
-                p.dispatch("radix scatter", self.pipes["radix_scatter_keys"], bindings, tiles)
             src_k = key_bufs[dst]
