@@ -212,3 +212,13 @@ def test_unique_keeps_distinct_denormals_and_merges_signed_zeros():
     ref_values, ref_counts = np.unique(x, return_counts=True)
     np.testing.assert_array_equal(values.numpy(), ref_values)
     np.testing.assert_array_equal(counts.numpy(), ref_counts)
+
+
+def test_unique_and_inverse_beyond_one_binding():
+    rng = np.random.default_rng(11)
+    x = rng.integers(0, 20_000, 70_000).astype(np.uint32)
+    with binding_limit(64 * 1024):  # 16384 keys a binding: the sort spans five
+        values, inverse, counts = unique(x, return_inverse=True, return_counts=True)
+    ref = np.unique(x, return_inverse=True, return_counts=True)
+    for got, want in zip((values, inverse, counts), ref):
+        np.testing.assert_array_equal(got.numpy(), want)

@@ -185,17 +185,17 @@ def test_binding_limit():
     x = random_keys(40_000, np.uint32, np.random.default_rng(6))
     with binding_limit(4 * 40_000 + 256):  # the keys just fit one binding; the scan is chunked
         np.testing.assert_array_equal(sort(x).numpy(), np.sort(x))
-    with binding_limit(64 * 1024):  # 16384 keys a binding: the output spans at most two
-        with pytest.raises(ValueError, match="storage binding"):
-            sort(x)
+    with binding_limit(64 * 1024):  # 16384 keys a binding: the radix sort's output spans three
+        np.testing.assert_array_equal(sort(x).numpy(), np.sort(x))
         with pytest.raises(ValueError, match="storage binding"):
             sort(x, method="bitonic")
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("n", [16_385, 20_000, 32_768])
-def test_keys_in_two_bindings(n, dtype, ranking_path):
-    # Reads in binding-sized chunks, the output bound as two windows.
+@pytest.mark.parametrize("n", [16_385, 32_768, 50_001, 70_000])
+def test_keys_in_several_bindings(n, dtype, ranking_path):
+    # Reads in binding-sized chunks (16384 keys), the output bound as two windows per
+    # scatter dispatch: one dispatch up to 32768 keys, one per pair of windows beyond.
     rng = np.random.default_rng(n)
     x = random_keys(n, dtype, rng)
     if dtype == np.float32:
@@ -214,6 +214,12 @@ def test_keys_in_two_bindings(n, dtype, ranking_path):
         np.testing.assert_array_equal(v.numpy(), values[order])
         plan = SortPlan(n, dtype, what="argsort")
         np.testing.assert_array_equal(plan(few).numpy(), np.argsort(few, kind="stable"))
+
+
+def test_larger_than_the_largest_buffer(monkeypatch):
+    monkeypatch.setitem(get_device().limits, "max-buffer-size", 4096)
+    with pytest.raises(ValueError, match="largest"):
+        _radix(get_device(), np.dtype(np.uint32), False).check_size(2000)
 
 
 def test_errors():

@@ -31,8 +31,10 @@ const TRANSFORM_OUT: u32 = 2u;  // last pass: write user keys back
 const INDEX_VALUES: u32 = 4u;   // first pass of argsort: the value of key i is i
 
 // Keys beyond one storage binding are read in binding-sized chunks (one dispatch per
-// chunk, keys_in bound to the chunk); the scatter may write anywhere in the output, which
-// is bound as two windows: positions below `split` in keys_out, the rest in keys_out_hi.
+// chunk, keys_in bound to the chunk). The scatter may write anywhere in the output, which
+// is bound as two windows starting at `window_base`: positions below window_base + split
+// in keys_out, the next ones in keys_out_hi; a key whose position is in neither is left
+// to another scatter dispatch over other windows (outputs of more than two bindings).
 struct Params {
   n: u32,           // keys in this chunk
   tiles: u32,       // tiles of TILE keys in the whole array (row length of the counts)
@@ -42,7 +44,8 @@ struct Params {
   mode: u32,        // KIND_* | DESCENDING
   tile_offset: u32, // the chunk's first tile among all tiles
   first: u32,       // the chunk's first key among all keys
-  split: u32,       // output positions >= split go to the *_hi windows (0xffffffff: none)
+  split: u32,       // length of the low window (0xffffffff: the output fits one binding)
+  window_base: u32, // output position of the low window's first element
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -57,18 +60,26 @@ struct Params {
 @group(0) @binding(9) var<storage, read_write> vals_out_hi: array<u32>;
 
 fn store_key(pos: u32, key: u32) {
-  if (pos < params.split) {
-    keys_out[pos] = key;
-  } else {
-    keys_out_hi[pos - params.split] = key;
+  if (pos < params.window_base) {
+    return;
+  }
+  let r = pos - params.window_base;
+  if (r < params.split) {
+    keys_out[r] = key;
+  } else if (r - params.split < arrayLength(&keys_out_hi)) {
+    keys_out_hi[r - params.split] = key;
   }
 }
 
 fn store_val(pos: u32, v: u32) {
-  if (pos < params.split) {
-    vals_out[pos] = v;
-  } else {
-    vals_out_hi[pos - params.split] = v;
+  if (pos < params.window_base) {
+    return;
+  }
+  let r = pos - params.window_base;
+  if (r < params.split) {
+    vals_out[r] = v;
+  } else if (r - params.split < arrayLength(&vals_out_hi)) {
+    vals_out_hi[r - params.split] = v;
   }
 }
 

@@ -155,25 +155,29 @@ class RadixSorter:
         return chunks(n, 4, self.tile, self.device)
 
     def check_size(self, n: int) -> None:
-        # The scatter writes anywhere in the output, which is bound as two windows (below
-        # and from `split`): the output may span at most two storage bindings.
-        limit = 2 * self.chunks_size()
-        if n > limit:
-            raise ValueError(
-                f"radix sort of {n} keys needs {4 * n} bytes of output in at most two storage "
-                f"bindings; this device binds at most {self.device.max_binding_bytes} bytes each ({limit} keys)"
-            )
+        if 4 * n > self.device.max_buffer_bytes:
+            raise ValueError(f"radix sort of {n} keys needs a {4 * n}-byte buffer; this device's "
+                             f"largest is {self.device.max_buffer_bytes} bytes")
 
     def chunks_size(self) -> int:
         """Keys in one binding-sized window (a whole number of tiles)."""
         return (self.device.max_binding_bytes // (4 * self.tile)) * self.tile
 
-    def _output_windows(self, buffer, n: int) -> tuple[dict, dict, int]:
-        """(low window, high window, split) of an output of n keys in `buffer`."""
+    def _output_windows(self, buffer, n: int) -> list[tuple[dict, dict | None, int, int]]:
+        """(low window, high window, split, window base) for each scatter dispatch of a
+        chunk: one dispatch when the output fits two bindings (every key lands in one of
+        the two windows), else one per pair of bindings (each keeps the keys that land in
+        its windows: the ranking is repeated, the result is the same)."""
         per = self.chunks_size()
         if n <= per:
-            return view(buffer, 0, buffer.size), None, 0xFFFFFFFF
-        return view(buffer, 0, 4 * per), view(buffer, 4 * per, buffer.size - 4 * per), per
+            return [(view(buffer, 0, buffer.size), None, 0xFFFFFFFF, 0)]
+        windows = []
+        for base in range(0, n, 2 * per):
+            lo = view(buffer, 4 * base, min(4 * per, buffer.size - 4 * base))
+            rest = min(buffer.size - 4 * (base + per), 4 * per)
+            hi = view(buffer, 4 * (base + per), rest) if rest > 0 else None
+            windows.append((lo, hi, per, base))
+        return windows
 
     # -- probe --------------------------------------------------------------------------
     def record_probe(self, p: Program, keys: Array, bits) -> None:
@@ -182,7 +186,7 @@ class RadixSorter:
         for c in self.chunks(keys.size):
             groups = self.tiles(c.count)
             params = p.params(c.count, tiles, groups, 0, TRANSFORM_IN, self.mode, c.start // self.tile, c.start,
-                              0xFFFFFFFF)
+                              0xFFFFFFFF, 0)
             p.dispatch("radix probe", self.pipes["radix_probe"], {0: params, 1: c.view(keys), 7: bits}, groups)
 
     def probe(self, keys: Array) -> tuple[int, ...]:
@@ -236,27 +240,31 @@ class RadixSorter:
             flags = (TRANSFORM_IN if first else 0) | (TRANSFORM_OUT if last else 0)
             if pairs and first and index_values:
                 flags |= INDEX_VALUES
-            key_lo, key_hi, split = self._output_windows(key_bufs[dst], n)
-            chunk_params = []
+            key_windows = self._output_windows(key_bufs[dst], n)
+            val_windows = self._output_windows(val_bufs[dst], n) if pairs else [None] * len(key_windows)
             for c in parts:
                 groups = self.tiles(c.count)
                 params = p.params(c.count, tiles, groups, DIGIT_BITS * d, flags, self.mode,
-                                  c.start // self.tile, c.start, split)
-                chunk_params.append((c, groups, params))
+                                  c.start // self.tile, c.start, 0xFFFFFFFF, 0)
                 p.dispatch("radix count", self.pipes["radix_count"],
                            {0: params, 1: c.view(_as(src_k, n)), 2: counts.buffer}, groups)
             first_scan_step = len(p.steps)
             self.scan.record(p, counts, offsets, exclusive=True)
             for step in p.steps[first_scan_step:]:
                 step.label = "radix scan"
-            for c, groups, params in chunk_params:
-                bindings = {0: params, 1: c.view(_as(src_k, n)), 3: offsets.buffer, 4: key_lo, 8: key_hi or unused}
-                if pairs:
-                    val_lo, val_hi, _ = self._output_windows(val_bufs[dst], n)
-                    bindings.update({5: c.view(_as(src_v, n)), 6: val_lo, 9: val_hi or unused})
-                    p.dispatch("radix scatter", self.pipes["radix_scatter_pairs"], bindings, groups)
-                else:
-                    p.dispatch("radix scatter", self.pipes["radix_scatter_keys"], bindings, groups)
+            for c in parts:
+                groups = self.tiles(c.count)
+                for (key_lo, key_hi, split, base), vals in zip(key_windows, val_windows):
+                    params = p.params(c.count, tiles, groups, DIGIT_BITS * d, flags, self.mode,
+                                      c.start // self.tile, c.start, split, base)
+                    bindings = {0: params, 1: c.view(_as(src_k, n)), 3: offsets.buffer, 4: key_lo,
+                                8: key_hi or unused}
+                    if pairs:
+                        val_lo, val_hi, _, _ = vals
+                        bindings.update({5: c.view(_as(src_v, n)), 6: val_lo, 9: val_hi or unused})
+                        p.dispatch("radix scatter", self.pipes["radix_scatter_pairs"], bindings, groups)
+                    else:
+                        p.dispatch("radix scatter", self.pipes["radix_scatter_keys"], bindings, groups)
             if pairs:
                 src_v = val_bufs[dst]
             src_k = key_bufs[dst]
