@@ -117,3 +117,30 @@ def test_info_command(capsys):
 
 def test_empty_program_runs():
     assert Program().run() is None
+
+
+def test_nested_batches_keep_the_order_of_the_calls():
+    x = np.arange(1000, dtype=np.uint32)
+    with wgprim.batch():
+        y = wgprim.cumsum(x)
+        with wgprim.batch():
+            z = wgprim.sum(y)
+    assert z.item() == np.cumsum(x, dtype=np.uint32).sum(dtype=np.uint32)
+
+
+def test_plan_queued_in_an_outer_batch(rng):
+    plan = wgprim.ReducePlan(5000, np.uint32, "sum")
+    a, b = (wgprim.asarray(rng.integers(0, 100, 5000).astype(np.uint32)) for _ in range(2))
+    oa, ob = wgprim.empty((), np.uint32), wgprim.empty((), np.uint32)
+    with wgprim.batch():
+        plan(a, out=oa)
+        with wgprim.batch():
+            plan(b, out=ob)
+    assert oa.item() == a.numpy().sum() and ob.item() == b.numpy().sum()
+
+
+def test_sort_inside_a_batch(rng):
+    x = rng.integers(0, 1 << 12, 20_000).astype(np.uint32)  # 2 digits vary: probed outside a batch
+    with wgprim.batch():
+        s = wgprim.sort(x)
+    np.testing.assert_array_equal(s.numpy(), np.sort(x))

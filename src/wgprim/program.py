@@ -249,7 +249,7 @@ class Program:
         adapter has no timestamps)."""
         sink = getattr(_profiling, "sink", None)
         profile = profile or sink is not None
-        batch = _active_batch(self.device)
+        batch = active_batch(self.device)
         if batch is not None and not profile:
             batch.append(self)
             return None
@@ -343,7 +343,7 @@ def profile():
 _batches = threading.local()
 
 
-def _active_batch(device: Device):
+def active_batch(device: Device):
     stack = getattr(_batches, "stack", None)
     return stack[-1] if stack else None
 
@@ -369,6 +369,11 @@ class _Batch(list):
                 program.release()
 
 
+def queued(program: Program) -> bool:
+    """True while `program` waits in an active batch (nested ones included)."""
+    return any(p is program for b in getattr(_batches, "stack", []) or [] for p in b)
+
+
 def flush_batch(device: Device | None = None) -> None:
     """Submit the work queued in the active batch (before reading results back)."""
     for batch in getattr(_batches, "stack", []) or []:
@@ -391,7 +396,11 @@ def batch():
         yield b
     finally:
         stack.pop()
-        b.submit()
+        if stack:  # nested: the outer batch submits it, after what it queued before
+            stack[-1].extend(b)
+            b.clear()
+        else:
+            b.submit()
 
 
 class Plan:
@@ -410,9 +419,8 @@ class Plan:
     def run(self, *arrays, profile: bool = False):
         key = tuple(id(a.buffer) for a in arrays)
         if key != self._key:
-            batch = _active_batch(self.device)
-            if batch is not None and any(p is self.program for p in batch):
-                batch.submit()  # the queued run needs the steps and parameters as they are
+            if queued(self.program):
+                flush_batch(self.device)  # the queued run needs the steps and parameters as they are
             self.program.reset()
             self._record(self.program, *arrays)
             self._key, self._arrays = key, arrays  # keep the bound buffers alive

@@ -179,3 +179,10 @@ def test_scan_plans_queued_in_one_batch(rng):
         plan(b, out=rb)
     np.testing.assert_array_equal(ra.numpy(), np.cumsum(a.numpy(), dtype=np.int32))
     np.testing.assert_array_equal(rb.numpy(), np.cumsum(b.numpy(), dtype=np.int32))
+
+
+def test_plan_refuses_its_own_result_as_input():
+    plan = ScanPlan(100, np.uint32)
+    r = plan(np.arange(100, dtype=np.uint32))
+    with pytest.raises(ValueError, match="must not be an input"):
+        plan(r)

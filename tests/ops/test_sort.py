@@ -325,3 +325,11 @@ def test_plan_refuses_its_own_result_as_input():
     out = plan(np.arange(1000, dtype=np.int32)[::-1].copy())
     with pytest.raises(ValueError, match="own result"):
         plan(out)
+
+
+def test_pairs_plan_refuses_its_own_results_as_values():
+    plan = SortPlan(1000, np.uint32, what="pairs", skip_digits=True)
+    keys = np.random.default_rng(3).integers(0, 1 << 20, 1000).astype(np.uint32)
+    plan(keys, np.arange(1000, dtype=np.uint32))
+    with pytest.raises(ValueError, match="own result"):
+        plan(asarray(keys), plan.keys)

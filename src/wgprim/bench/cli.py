@@ -138,7 +138,7 @@ def run(args) -> int:
         from dataclasses import asdict
 
         with open(args.json, "w") as f:
-            json.dump({"adapter": dev.summary, "copy_gbps": copy_gbps, "rows": [harness.as_dict(r) for r in rows],
+            json.dump({"adapter": dev.summary, "copy_gbps": copy_gbps if copy_gbps == copy_gbps else None, "rows": [harness.as_dict(r) for r in rows],
                        "blockscan_claim": [dict(asdict(c), gpu_ratio=c.gpu_ratio, end_to_end_ratio=c.end_to_end_ratio)
                                            for c in claim_rows]}, f, indent=1)
     if args.plot:

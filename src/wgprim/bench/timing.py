@@ -83,7 +83,8 @@ def _event_ms(call, repeat: int, event, elapsed, synchronize) -> float:
 
 
 def cuda_ms(call, repeat: int) -> float:
-    """Median time of `call()` between two CUDA events (CuPy or PyTorch work)."""
+    """Median time of `call()` between two CUDA events (CuPy or PyTorch work; both on the
+    legacy default stream, so unset CUPY_CUDA_PER_THREAD_DEFAULT_STREAM)."""
     import torch
 
     return _event_ms(call, repeat, lambda: torch.cuda.Event(enable_timing=True),

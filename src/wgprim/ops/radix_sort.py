@@ -22,7 +22,7 @@ from wgprim.array import Array
 from wgprim.device import Device
 from wgprim.ops.scan import _Recorder as ScanRecorder
 from wgprim.ops.common import Chunk, chunks
-from wgprim.program import Program, consecutive_subgroups, get_pipeline, kernel_source, view
+from wgprim.program import Program, active_batch, consecutive_subgroups, get_pipeline, kernel_source, view
 
 WG = 256
 # Match path (kernels/radix_scatter_match.wgsl): keys per invocation (4, 8, 12 or 16) and
@@ -192,6 +192,8 @@ class RadixSorter:
     def probe(self, keys: Array) -> tuple[int, ...]:
         """The digits worth a pass for these keys (runs one dispatch and waits for it)."""
         self.check_size(keys.size)
+        if active_batch(self.device) is not None:
+            return ALL_DIGITS  # in a batch nothing runs before the end: no probe, all passes
         # Through Program.run, so that profile() and bench see this dispatch too.
         p = Program(self.device, label="radix probe", transient=False)
         bits = p.temp(16)

@@ -139,7 +139,7 @@ class ReducePlan:
         arr = as_input(x, operators.NUMERIC)
         if arr.size != self.n or arr.dtype != self.dtype:
             raise ValueError(f"plan is for {self.n} elements of {self.dtype}, got {arr.size} of {arr.dtype}")
-        out = self.result if out is None else check_out(out, (), self.result.dtype, (arr,))
+        out = check_out(self.result if out is None else out, (), self.result.dtype, (arr,))
         times = self._plan.run(arr, out, profile=profile)
         return (out, times) if profile else out
 

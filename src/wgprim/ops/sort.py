@@ -11,7 +11,7 @@ Semantics (those of numpy's stable sort, `np.sort` / `np.argsort(kind="stable")`
   elements). Other key dtypes raise TypeError.
 - argsort returns uint32 indices.
 
-Methods: "radix" (default, ops/radix_sort.py, stable, any length up to one storage binding)
+Methods: "radix" (default, ops/radix_sort.py, stable, any length the device's buffers hold)
 and "bitonic" (ops/bitonic.py, the sorting network; keys only, not stable — equal keys
 are indistinguishable in `sort`'s output, so that does not show).
 """
@@ -158,8 +158,10 @@ class SortPlan:
         k = _one_dimensional(keys, "keys", (self.dtype,))
         if k.size != self.n:
             raise ValueError(f"plan is for {self.n} keys, got {k.size}")
-        if k.buffer is self.keys.buffer or (self.values is not None and k.buffer is self.values.buffer):
-            raise ValueError("the input is this plan's own result buffer (overwritten by the run): pass a copy")
+        outputs = [self.keys.buffer] + ([self.values.buffer] if self.values is not None else [])
+        inputs = [k.buffer] + ([values.buffer] if isinstance(values, Array) else [])
+        if any(i is o for i in inputs for o in outputs):
+            raise ValueError("an input is this plan's own result buffer (overwritten by the run): pass a copy")
         v = vals_out = None
         if self.what == "pairs":
             if values is None:
