@@ -24,6 +24,7 @@ import numpy as np
 
 from wgprim.array import Array, asarray, empty
 from wgprim.device import Device
+from wgprim.ops import operators
 from wgprim.ops.common import as_input, chunks
 from wgprim.program import Program, get_pipeline
 
@@ -55,19 +56,6 @@ MODE_UNIFORM, MODE_SEARCH, MODE_DIRECT = 0, 1, 2
 
 
 # -- kernel specialization -----------------------------------------------------------
-# Order-preserving u32 keys for comparisons against the edges (see histogram.wgsl).
-KEYS = {
-    U32: "fn key(x: u32) -> u32 { return x; }\nfn is_nan(x: u32) -> bool { return false; }\n",
-    I32: "fn key(x: i32) -> u32 { return bitcast<u32>(x) ^ 0x80000000u; }\nfn is_nan(x: i32) -> bool { return false; }\n",
-    F32: (
-        "fn is_nan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }\n"
-        "fn key(x: f32) -> u32 {\n"
-        "  var bits = bitcast<u32>(x);\n"
-        "  if (bits == 0x80000000u) { bits = 0u; }  // -0.0 == +0.0\n"
-        "  return select(bits | 0x80000000u, ~bits, (bits >> 31u) == 1u);\n"
-        "}\n"
-    ),
-}
 
 
 def _preamble(dt: np.dtype, wdt: np.dtype | None) -> str:
@@ -83,7 +71,8 @@ def _preamble(dt: np.dtype, wdt: np.dtype | None) -> str:
             f"alias W = {WGSL[wdt]};\nconst FLOAT_ACC = {'true' if wdt == F32 else 'false'};\n"
             "fn load_weights(v: u32) -> vec4<u32> { return bitcast<vec4<u32>>(weights[v]); }\n"
         )
-    return f"alias T = {t};\n" + offset + weights + KEYS[dt]
+    # Comparisons with the edges go through order-preserving keys (histogram.wgsl).
+    return f"alias T = {t};\n" + offset + weights + operators.order_keys(dt)
 
 
 def _private_shape(device: Device, nbins: int, mode: int) -> tuple[int, int, int] | None:

@@ -153,6 +153,14 @@ KEY_FNS = {
 }
 
 
+def order_keys(dt: np.dtype) -> str:
+    """WGSL defining `is_nan(x: T)`, `key(x: T) -> u32` (order-preserving, -0.0 == +0.0)
+    and `from_key` for dtype `dt` (after `alias T`): for every kernel that must compare
+    values exactly as numpy does, whatever the driver does with denormals."""
+    nan = "" if dt.kind == "f" else "fn is_nan(x: T) -> bool { return false; }\n"
+    return _float_helpers(dt) + nan + KEY_FNS[dt]
+
+
 def _keyed_preamble(head: str, name: str, dt: np.dtype) -> str:
     """min/max/argmin/argmax reductions accumulate order-preserving u32 keys: one integer
     min/max per element, exact where float compares flush denormals, -0.0 == +0.0. NaN
