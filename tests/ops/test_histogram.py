@@ -85,6 +85,53 @@ def test_edges_beyond_int_range():
     check(np.array([-(2**31), 0, 2**31 - 1], np.int32), bins=[-(2**40), -5.0, 2**31 - 1, 2**31 - 0.5, 2**40])
 
 
+def test_bin_key_ranges_at_the_extremes():
+    # the estimate's one-test check per bin must hold at the ends of the key range
+    # (wrap-around), for bins the dtype cannot tell apart, and past the kept range
+    u = np.array([0, 1, 2, 2**31, 2**32 - 2, 2**32 - 1], np.uint32)
+    check(u, bins=1, range=(0, 2**32 - 1))  # one bin holding every key
+    check(u, bins=3, range=(0, 2**32 - 1))
+    check(u, bins=2, range=(1, 2**32 - 2))
+    i = np.array([-(2**31), -(2**31) + 1, -1, 0, 1, 2**31 - 1], np.int32)
+    check(i, bins=1, range=(-(2**31), 2**31 - 1))
+    check(i, bins=4, range=(-(2**31), 2**31 - 1))
+    check(i, bins=[-(2**31) - 0.5, -(2**31) - 0.2, -(2**31) + 0.5, 0])  # thresholds at the key 0
+    check(np.arange(-3, 4, dtype=np.int32), bins=[0, 0.4, 0.6])  # a threshold past the last kept value
+    check(np.arange(-3, 4, dtype=np.int32), bins=5, range=(0, 0.6))
+    # float32 bins narrower than the spacing of the data: many empty bins, estimates off by many
+    big = np.float32(1e8) + np.arange(-40, 120, dtype=np.float32) * np.float32(8)
+    check(big, bins=256, range=(np.float64(1e8), np.float64(1e8 + 64)))  # float64 edges
+    check(big, bins=7, range=(np.float64(1e8), np.float64(1e8 + 17)))
+    f = np.array([np.finfo(np.float32).max, -np.finfo(np.float32).max, 0, 1], np.float32)
+    top = np.float64(np.finfo(np.float32).max)
+    check(f, bins=5, range=(-top, top))
+    # NaNs of both signs and with payloads, infinities: never counted
+    nans = np.array([0x7FC00000, 0xFFC00000, 0x7F800001, 0xFFFFFFFF, 0x7F800000, 0xFF800000], np.uint32).view(np.float32)
+    check(np.concatenate([nans, np.float32([0.25, 0.5])]), bins=4, range=(0, 1))
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    dtype=st.sampled_from(DTYPES),
+    bins=st.integers(1, 300),
+    lo=st.integers(-2000, 2000),
+    width=st.floats(1e-3, 5000),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_hypothesis_values_next_to_edges(dtype, bins, lo, width, seed):
+    # data at the edges and their neighbours in the data's dtype, where the uniform
+    # estimate is checked against the bin's exact key range
+    _, edges = np.histogram(np.zeros(0, dtype), bins=bins, range=(lo, lo + width))
+    if np.dtype(dtype).kind == "f":
+        e = edges.astype(np.float32)
+        x = np.concatenate([e, np.nextafter(e, np.float32(np.inf)), np.nextafter(e, np.float32(-np.inf))])
+    else:
+        info = np.iinfo(dtype)
+        base = np.clip(np.floor(edges), info.min, info.max).astype(np.int64)
+        x = np.clip(np.concatenate([base - 1, base, base + 1]), info.min, info.max).astype(dtype)
+    x = np.random.default_rng(seed).permutation(np.repeat(x, 3))
+    check(x, bins=bins, range=(lo, lo + width))
+
 def test_outside_range_and_nan_ignored():
     x = np.array([np.nan, -1, 0, 0.5, 1, 2, np.inf, -np.inf], np.float32)
     check(x, bins=4, range=(0, 1))

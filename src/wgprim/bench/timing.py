@@ -16,7 +16,7 @@ def median(values) -> float:
     return float(np.median(np.asarray(values, dtype=np.float64)))
 
 
-def warm_gpu(device, ms: float = 300.0) -> None:
+def warm_gpu(device, ms: float = 2000.0) -> None:
     """Keep the GPU busy for a while so that its clocks are up before timing (an idle
     GPU starts at a fraction of its clock and ramps up under load)."""
     from wgprim.ops.reduce import ReducePlan

@@ -25,8 +25,8 @@ override PRIV: u32 = 256u;  // private bins per copy (>= nbins)
 // copies of a 256-invocation workgroup each copy belongs to one group of 32 consecutive
 // invocations (one subgroup on most GPUs): hot bins contend only inside that group.
 override COPIES: u32 = 1u;
-// EDGES > 1: the thresholds are copied into workgroup memory once per workgroup and the
-// per-element corrections read them there (EDGES >= nthresh + 1); 1: read from storage.
+// EDGES > 1: each bin's key range (bin_range) is computed into workgroup memory once per
+// workgroup and read there per element (EDGES >= nthresh + 1); 1: computed per read.
 override EDGES: u32 = 1u;
 // hist_bytes: counter words per invocation (PRIV / 4: four 8-bit counters a word).
 override ROWS: u32 = 1u;
@@ -51,16 +51,46 @@ struct Params {
 @group(0) @binding(4) var<storage, read_write> hist: array<atomic<u32>>;
 
 var<workgroup> private_hist: array<atomic<u32>, PRIV * COPIES>;
-var<workgroup> shared_edges: array<T, EDGES>;
+var<workgroup> shared_ranges: array<vec2<u32>, EDGES>;
 // hist_bytes: invocation t's 8-bit counter of bin b is byte b % 4 of word (b / 4) * WG + t.
 var<workgroup> byte_counts: array<u32, ROWS * WG>;
 
-// thresholds[i], from workgroup memory when the workgroup copied them there.
-fn edge(i: u32) -> T {
-  if (EDGES > 1u) {
-    return shared_edges[i];
+// The keys of bin b: (first, count), i.e. first <= key < first + count in wrap-around
+// u32 arithmetic (no overflow at either end of the key range): the keys from
+// thresholds[b] up to the next threshold (excluded) or, for the last bin, hi (included),
+// never beyond hi. count 0 marks a bin no single test can describe (an empty bin, or one
+// holding all 2^32 keys): bin_of then takes the exact search.
+fn bin_range_of(b: u32) -> vec2<u32> {
+  let first = key(thresholds[b]);
+  let top = key(bitcast<T>(params.hi));  // the largest kept key
+  var last = top;
+  if (b < params.nthresh) {
+    let next = key(thresholds[b + 1u]);
+    if (next == 0u) {
+      return vec2<u32>(first, 0u);
+    }
+    last = min(next - 1u, top);
   }
-  return thresholds[i];
+  if (last < first) {
+    return vec2<u32>(first, 0u);
+  }
+  return vec2<u32>(first, last - first + 1u);
+}
+
+fn bin_range(b: u32) -> vec2<u32> {
+  if (EDGES > 1u) {
+    return shared_ranges[b];
+  }
+  return bin_range_of(b);
+}
+
+// Fill shared_ranges (when used); the caller's barrier publishes it to the workgroup.
+fn load_bin_ranges(t: u32) {
+  if (EDGES > 1u) {
+    for (var i = t; i <= params.nthresh; i += WG) {
+      shared_ranges[i] = bin_range_of(i);
+    }
+  }
 }
 
 fn group_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
@@ -73,35 +103,35 @@ fn bin_of(x: T) -> u32 {
   if (MODE == 2u) {
     return bitcast<u32>(x);  // bincount: the host checked 0 <= x < nbins
   }
-  let lo = bitcast<T>(params.lo);
   let k = key(x);
-  if (k < key(lo) || k > key(bitcast<T>(params.hi)) || is_nan(x)) {
+  if (MODE == 0u) {
+    // Estimate from the uniform width, then check the estimate against the bin's key
+    // range: one test decides almost every element (in range or not, NaN included:
+    // NaN keys lie outside every range). Next to an edge the f32 estimate may be off
+    // (by more than one bin where the edges are coarse in T): the exact search decides.
+    // Whatever u32() gives for a NaN or out-of-range estimate, min() keeps b in [0, m].
+    let lo = bitcast<T>(params.lo);
+    let est = fma(offset_of(x, lo), bitcast<f32>(params.scale), bitcast<f32>(params.shift));
+    let b = min(u32(est), params.nthresh);
+    let range = bin_range(b);
+    if (k - range.x < range.y) {
+      return b;
+    }
+  }
+  return search_bin(x, k);
+}
+
+// The exact bin by binary search: the largest b in [0, m] with thresholds[b] <= x
+// (thresholds[0] = lo), or SKIP outside [lo, hi].
+fn search_bin(x: T, k: u32) -> u32 {
+  if (k < key(bitcast<T>(params.lo)) || k > key(bitcast<T>(params.hi)) || is_nan(x)) {
     return SKIP;
   }
-  let m = params.nthresh;
-  if (MODE == 0u) {
-    // Estimate from the uniform width, then correct it against the edges themselves,
-    // as numpy does: next to an edge the f32 estimate may be off by one (by more when
-    // the edges are coarse in T, e.g. integer data or a range far from 0). Each loop
-    // costs one compare when the estimate is right.
-    let est = clamp(fma(offset_of(x, lo), bitcast<f32>(params.scale), bitcast<f32>(params.shift)), 0.0, f32(m));
-    var b = min(u32(est), m);
-    loop {
-      if (b == 0u || k >= key(edge(b))) { break; }
-      b -= 1u;
-    }
-    loop {
-      if (b >= m || k < key(edge(b + 1u))) { break; }
-      b += 1u;
-    }
-    return b;
-  }
-  // Binary search: the largest b in [0, m] with thresholds[b] <= x (thresholds[0] = lo).
   var a = 0u;
-  var z = m;
+  var z = params.nthresh;
   while (a < z) {
     let mid = (a + z + 1u) / 2u;
-    if (key(edge(mid)) <= k) { a = mid; } else { z = mid - 1u; }
+    if (bin_range(mid).x <= k) { a = mid; } else { z = mid - 1u; }
   }
   return a;
 }
@@ -158,11 +188,7 @@ fn hist_shared(@builtin(workgroup_id) wid: vec3<u32>,
   for (var i = t; i < PRIV * COPIES; i += WG) {
     atomicStore(&private_hist[i], 0u);
   }
-  if (EDGES > 1u) {
-    for (var i = t; i <= params.nthresh; i += WG) {
-      shared_edges[i] = thresholds[i];
-    }
-  }
+  load_bin_ranges(t);
   workgroupBarrier();
   let r = (t / (WG / COPIES)) * PRIV;  // this invocation's copy
   let n = params.n;
@@ -299,11 +325,7 @@ fn hist_bytes(@builtin(workgroup_id) wid: vec3<u32>,
   for (var i = t; i < ROWS * WG; i += WG) {
     byte_counts[i] = 0u;
   }
-  if (EDGES > 1u) {
-    for (var i = t; i <= params.nthresh; i += WG) {
-      shared_edges[i] = thresholds[i];
-    }
-  }
+  load_bin_ranges(t);
   workgroupBarrier();
   let n = params.n;
   let full = n / 4u;  // vec4s entirely in range

@@ -41,8 +41,8 @@ MAX_GROUPS = 1056
 # per 32 consecutive invocations with 8 copies: a hot bin contends inside one subgroup-sized
 # group instead of the whole workgroup. Any power of two up to WG (the kernel's COPIES).
 MAX_COPIES = 8
-# Copy the thresholds into workgroup memory once per workgroup (read per element by the
-# bin correction and the binary search) when they fit next to the private histogram.
+# Compute each bin's key range into workgroup memory once per workgroup (read per element
+# by the estimate's check and the binary search) when it fits next to the private histogram.
 SHARED_EDGES = True
 # Unweighted counts of up to 256 bins: per-invocation 8-bit counters in workgroup memory
 # (hist_bytes), no atomic per element. Opt-in: on an H200 it measured 9.3 ms against
@@ -82,10 +82,10 @@ def _private_shape(device: Device, nbins: int, mode: int) -> tuple[int, int, int
     room = device.max_workgroup_storage // 4  # 4-byte words
     if priv > room:
         return None
-    # thresholds: nbins of them at most (lo and the interior edges)
-    edges = priv if SHARED_EDGES and mode != MODE_DIRECT and 2 * priv <= room else 1
+    # bin key ranges: nbins of them at most, two words each
+    edges = priv if SHARED_EDGES and mode != MODE_DIRECT and 3 * priv <= room else 1
     copies = max(1, min(MAX_COPIES, WG, 4096 // priv))  # many bins spread contention by themselves
-    while copies > 1 and priv * copies + edges > room:
+    while copies > 1 and priv * copies + 2 * edges > room:
         copies //= 2
     return priv, copies, edges
 
@@ -98,7 +98,7 @@ def _byte_shape(device: Device, nbins: int, mode: int) -> tuple[int, int, int] |
     edges = priv if mode != MODE_DIRECT else 1
     wg = BYTE_WG
     # counters (priv / 4 words per invocation), private_hist, thresholds; 64 bytes spare
-    while wg >= 64 and (priv // 4) * wg * 4 + 4 * priv + 4 * edges + 64 > device.max_workgroup_storage:
+    while wg >= 64 and (priv // 4) * wg * 4 + 4 * priv + 8 * edges + 64 > device.max_workgroup_storage:
         wg //= 2
     return (wg, priv, edges) if wg >= 64 else None
 
