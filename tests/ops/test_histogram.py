@@ -121,7 +121,12 @@ def test_bin_key_ranges_at_the_extremes():
 def test_hypothesis_values_next_to_edges(dtype, bins, lo, width, seed):
     # data at the edges and their neighbours in the data's dtype, where the uniform
     # estimate is checked against the bin's exact key range
-    _, edges = np.histogram(np.zeros(0, dtype), bins=bins, range=(lo, lo + width))
+    try:
+        _, edges = np.histogram(np.zeros(0, dtype), bins=bins, range=(lo, lo + width))
+    except ValueError:  # bins narrower than the dtype's spacing: numpy refuses, so must we
+        with pytest.raises(ValueError):
+            histogram(np.zeros(1, dtype), bins=bins, range=(lo, lo + width))
+        return
     if np.dtype(dtype).kind == "f":
         e = edges.astype(np.float32)
         x = np.concatenate([e, np.nextafter(e, np.float32(np.inf)), np.nextafter(e, np.float32(-np.inf))])
