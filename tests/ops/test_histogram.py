@@ -79,6 +79,26 @@ def test_explicit_edges(dtype):
     check(x, bins=np.linspace(-200, 2000, 333).astype(np.float32))
 
 
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_explicit_evenly_spaced_edges(dtype):
+    # evenly spaced edges (exactly, or within a tenth of a bin) take the uniform estimate,
+    # checked against the edges themselves; uneven ones the binary search: same answers
+    rng = np.random.default_rng(5)
+    grid = np.linspace(-150, 1500, 201)
+    jittered = grid + rng.uniform(-0.09, 0.09, grid.size) * (grid[1] - grid[0])
+    uneven = np.concatenate([grid[:100], grid[100:] + 4 * (grid[1] - grid[0])])
+    x = np.concatenate([data(30_000, dtype, seed=6)] + [
+        np.clip(np.floor(e) + d, *_limits(dtype)).astype(dtype) for e in (grid, jittered) for d in (-1, 0, 1)])
+    for edges in (grid, jittered, grid.astype(np.float32), uneven, np.geomspace(1, 1500, 40)):
+        check(x, bins=edges)
+
+
+def _limits(dtype):
+    if np.dtype(dtype).kind == "f":
+        return -np.inf, np.inf
+    return np.iinfo(dtype).min, np.iinfo(dtype).max
+
 def test_edges_beyond_int_range():
     x = np.array([0, 1, 2**31 - 1, 2**32 - 1], np.uint32)
     check(x, bins=[0, 1, 2**32 - 0.5, 2**33, 2**34])

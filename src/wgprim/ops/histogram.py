@@ -192,6 +192,19 @@ def _thresholds(edges: np.ndarray, dt: np.dtype):
     return lo, hi, np.array(interior, dtype=dt)
 
 
+def _evenly_spaced(edges: np.ndarray) -> bool:
+    """Whether every edge lies within a tenth of a bin of its place on an even grid from
+    the first edge to the last: then the uniform estimate is almost always right."""
+    e = np.asarray(edges, np.float64)
+    n = len(e) - 1
+    with np.errstate(over="ignore", invalid="ignore"):
+        width = (e[-1] - e[0]) / n if n > 0 else 0.0
+        if not (np.isfinite(width) and width > 0):
+            return False
+        grid = e[0] + width * np.arange(n + 1)
+        return bool(np.max(np.abs(e - grid)) <= 0.1 * width)
+
+
 def _data_range(x: Array):
     """numpy's range=None: the data's min and max (scalars of the data's dtype)."""
     from wgprim.ops.atomic_minmax import atomic_min_max
@@ -232,7 +245,9 @@ def histogram(x, bins=10, range=None, weights=None):
     if arr.size == 0 or nbins == 0 or limits is None:
         return hist, edges
     lo, hi, interior = limits
-    uniform = np.ndim(bins) == 0
+    # The estimate is only a first guess, checked against the bin's own edges, so it
+    # serves explicit edges too when they are evenly spaced (np.linspace edges).
+    uniform = np.ndim(bins) == 0 or _evenly_spaced(edges)
     first, last = float(edges[0]), float(edges[-1])
     # bins per unit of value; capped so that a tiny range does not overflow f32
     scale = min(nbins / (last - first), 3e38) if uniform and last > first else 0.0
