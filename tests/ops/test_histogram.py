@@ -281,8 +281,8 @@ def test_bincount_errors():
 
 @pytest.mark.parametrize("copies,shared_edges,groups", [(1, False, 2048), (2, True, 3), (8, True, 1056), (256, False, 7)])
 def test_private_copies_and_shared_edges(monkeypatch, copies, shared_edges, groups):
-    # every layout of the private histogram and both places the thresholds are read from,
-    # with few workgroups (each striding over many tiles) and many
+    # every layout of the private histogram and both places the bin ranges are read
+    # from, with few workgroups (each striding over many tiles) and many
     import wgprim.ops.histogram as H
 
     monkeypatch.setattr(H, "MAX_COPIES", copies)
@@ -291,6 +291,9 @@ def test_private_copies_and_shared_edges(monkeypatch, copies, shared_edges, grou
     x = data(100_003, np.float32, seed=11)
     check(x, bins=256, range=(-300, 300))
     check(x, bins=[-100, -3.5, 0, 2, 17.25, 500])
+    check(np.abs(x), bins=np.geomspace(1e-2, 400, 300))  # uneven edges: the guide table
+    monkeypatch.setattr(H, "GUIDE_CELLS_PER_BIN", copies % 4)  # a coarse guide (1, 2 cells per bin) or none
+    check(np.abs(x), bins=np.geomspace(1e-2, 400, 300))
     check(np.full(50_001, 7, np.float32), bins=16)
     check(data(20_001, np.int32, seed=12), bins=1000, range=(-3.3, 30.7))  # repeated thresholds
     check(x, bins=10, range=(-250, 250), weights=data(100_003, np.float32, seed=13))

@@ -52,6 +52,12 @@ BYTE_COUNTERS = False  # measured 4.7x slower than the atomics on an H200 (9.3 v
 BYTE_WG = 128
 BYTE_GROUPS = 2112
 BYTE_MAX_BINS = 256
+# Uneven explicit edges: a guide table of this many cells per bin, at most GUIDE_MAX_CELLS
+# (64 KiB, read through the cache), gives most elements their bin without a search.
+# (H200, 257 geometric edges, 2^28 f32: 8 cells per bin 1.04 ms, 16: 0.79, 32: 0.66,
+# 64: 0.57, 256 cells per bin (256 KiB): 1.37 ms; binary search alone: 2.01 ms.)
+GUIDE_CELLS_PER_BIN = 64
+GUIDE_MAX_CELLS = 16384
 MODE_UNIFORM, MODE_SEARCH, MODE_DIRECT = 0, 1, 2
 
 
@@ -76,8 +82,8 @@ def _preamble(dt: np.dtype, wdt: np.dtype | None) -> str:
 
 
 def _private_shape(device: Device, nbins: int, mode: int) -> tuple[int, int, int] | None:
-    """(bins per copy, copies, shared thresholds) for a workgroup-memory histogram, or None
-    when even one copy does not fit. Shared thresholds 1 means: read them from storage."""
+    """(bins per copy, copies, shared bin ranges) for a workgroup-memory histogram, or None
+    when even one copy does not fit. 1 shared bin range means: computed from storage."""
     priv = max(64, 1 << (nbins - 1).bit_length())  # powers of two: few pipeline variants
     room = device.max_workgroup_storage // 4  # 4-byte words
     if priv > room:
@@ -108,7 +114,8 @@ def _bits(value, dt: np.dtype) -> int:
 
 
 def _record(program: Program, x: Array, weights: Array | None, thresholds: Array, hist: Array,
-            nbins: int, mode: int, m: int = 0, lo=0, hi=0, scale: float = 0.0, first: float = 0.0) -> None:
+            nbins: int, mode: int, m: int = 0, lo=0, hi=0, scale: float = 0.0, first: float = 0.0,
+            cells: int = 0) -> None:
     """Add the histogram steps for all of x (chunk by chunk) to `program`."""
     dev = program.device
     dt = x.dtype
@@ -134,10 +141,10 @@ def _record(program: Program, x: Array, weights: Array | None, thresholds: Array
     lo_bits = _bits(lo, dt) if mode != MODE_DIRECT else 0
     hi_bits = _bits(hi, dt) if mode != MODE_DIRECT else 0
     scale_bits = _bits(scale, F32)
-    shift_bits = _bits((float(lo) - first) * scale if mode == MODE_UNIFORM else 0.0, F32)
+    shift_bits = _bits((float(lo) - first) * scale if mode != MODE_DIRECT else 0.0, F32)
     for c in chunks(x.size, dt.itemsize, VEC_TILE, dev):
         groups = min(groups_max, -(-c.count // tile))
-        params = program.params(c.count, groups, nbins, m, lo_bits, hi_bits, scale_bits, shift_bits)
+        params = program.params(c.count, groups, nbins, m, lo_bits, hi_bits, scale_bits, shift_bits, cells)
         bindings = {0: params, 1: c.view(x), 3: thresholds.buffer, 4: hist.buffer}
         if weights is not None:
             bindings[2] = c.view(weights)
@@ -205,6 +212,19 @@ def _evenly_spaced(edges: np.ndarray) -> bool:
         return bool(np.max(np.abs(e - grid)) <= 0.1 * width)
 
 
+def _guide(thresholds: np.ndarray, first: float, last: float, nbins: int) -> np.ndarray | None:
+    """For uneven edges: the bin (index into thresholds) of each boundary of `cells` equal
+    cells from the first edge to the last, as uint32, or None when the range is not a
+    finite positive width. Only a hint: the kernel checks every answer it gives."""
+    width = last - first
+    cells = min(GUIDE_MAX_CELLS, GUIDE_CELLS_PER_BIN * nbins)
+    if cells < 1 or not (np.isfinite(width) and width > 0):
+        return None
+    bounds = first + width * (np.arange(cells + 1) / cells)
+    bins = np.searchsorted(thresholds.astype(np.float64), bounds, side="right") - 1
+    return np.clip(bins, 0, len(thresholds) - 1).astype(np.uint32)
+
+
 def _data_range(x: Array):
     """numpy's range=None: the data's min and max (scalars of the data's dtype)."""
     from wgprim.ops.atomic_minmax import atomic_min_max
@@ -249,13 +269,19 @@ def histogram(x, bins=10, range=None, weights=None):
     # serves explicit edges too when they are evenly spaced (np.linspace edges).
     uniform = np.ndim(bins) == 0 or _evenly_spaced(edges)
     first, last = float(edges[0]), float(edges[-1])
-    # bins per unit of value; capped so that a tiny range does not overflow f32
-    scale = min(nbins / (last - first), 3e38) if uniform and last > first else 0.0
-    # thresholds[0] = lo, then the interior edges; one spare element keeps it non-empty
-    thresholds = asarray(np.concatenate([np.array([lo], dt), interior]))
+    # thresholds[0] = lo, then the interior edges
+    thresholds = np.concatenate([np.array([lo], dt), interior])
+    guide = None if uniform else _guide(thresholds, first, last, nbins)
+    cells = 0 if guide is None else len(guide) - 1
+    # estimate units (bins or guide cells) per unit of value; capped so that a tiny range
+    # does not overflow f32
+    units = nbins if uniform else cells
+    scale = min(units / (last - first), 3e38) if units and last > first else 0.0
+    if guide is not None:
+        thresholds = np.concatenate([thresholds, guide.view(dt)])
     program = Program(arr.device, label="histogram")
-    _record(program, arr, w, thresholds, hist, nbins, MODE_UNIFORM if uniform else MODE_SEARCH,
-            m=len(interior), lo=lo, hi=hi, scale=scale, first=first)
+    _record(program, arr, w, asarray(thresholds), hist, nbins, MODE_UNIFORM if uniform else MODE_SEARCH,
+            m=len(interior), lo=lo, hi=hi, scale=scale, first=first, cells=cells)
     program.run()
     return hist, edges
 
