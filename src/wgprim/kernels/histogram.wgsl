@@ -12,7 +12,8 @@
 //   alias T                       the element type (u32, i32, f32)
 //   alias W                       the weight type (u32 when unweighted: never read)
 //   const FLOAT_ACC: bool         accumulate f32 sums (CAS loops) instead of u32 adds
-//   fn offset_of(x: T, lo: T) -> f32   x - lo as f32, for the uniform-bin estimate
+//   fn offset_of(x: T, lo: T) -> f32   x - lo as f32, for the estimate (of the bin, or of
+//                                 the guide cell for uneven edges)
 //   fn key(x: T) -> u32           order-preserving key: every comparison with an edge goes
 //                                 through it (exact even where float compares flush
 //                                 denormals to zero; NaN keys fall outside any range)

@@ -103,7 +103,7 @@ def _byte_shape(device: Device, nbins: int, mode: int) -> tuple[int, int, int] |
     priv = max(64, 1 << (nbins - 1).bit_length())
     edges = priv if mode != MODE_DIRECT else 1
     wg = BYTE_WG
-    # counters (priv / 4 words per invocation), private_hist, thresholds; 64 bytes spare
+    # counters (priv / 4 words per invocation), private_hist, bin ranges; 64 bytes spare
     while wg >= 64 and (priv // 4) * wg * 4 + 4 * priv + 8 * edges + 64 > device.max_workgroup_storage:
         wg //= 2
     return (wg, priv, edges) if wg >= 64 else None
