@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from wgprim.device import Device, get_device
+from wgprim.device import Device, check_current, get_device
 
 SUPPORTED_DTYPES = (np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.bool_))
 SUPPORTED_NAMES = "uint32, int32, float32, float16 (where the device has shader-f16) and bool (masks)"
@@ -27,6 +27,11 @@ def buffer_size_for(nbytes: int) -> int:
 def check_dtype(dtype, device: Device | None = None, allowed=None) -> np.dtype:
     """Return `dtype` as a numpy dtype if wgprim (and this call) supports it, else TypeError."""
     dt = np.dtype(dtype)
+    if not dt.isnative and dt.newbyteorder("=") in SUPPORTED_DTYPES:
+        raise TypeError(
+            f"dtype {dt.str} has the opposite byte order of this machine; GPU buffers hold "
+            f"native byte order: convert first, e.g. x.astype(x.dtype.newbyteorder('='))"
+        )
     allowed = SUPPORTED_DTYPES if allowed is None else tuple(np.dtype(a) for a in allowed)
     if dt not in allowed:
         names = ", ".join(str(a) for a in allowed) if allowed != SUPPORTED_DTYPES else SUPPORTED_NAMES
@@ -73,6 +78,7 @@ class Array:
         """Copy the data back to the host (waits for the GPU work that produces it)."""
         from wgprim.program import flush_batch
 
+        check_current(self.device)
         flush_batch(self.device)
         if self.size == 0:
             return np.zeros(self.shape, self.dtype)
@@ -88,6 +94,8 @@ class Array:
     def reshape(self, *shape) -> "Array":
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
         shape = [int(s) for s in shape]
+        if any(s < -1 for s in shape) or shape.count(-1) > 1:
+            raise ValueError(f"invalid shape {tuple(shape)}: sizes must be >= 0, with at most one -1")
         if shape.count(-1) == 1:  # infer the one missing dimension, as numpy does
             known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
             shape[shape.index(-1)] = self.size // known if known else 0
@@ -124,8 +132,10 @@ def empty(shape, dtype, device: Device | None = None) -> Array:
     shape = (shape,) if np.isscalar(shape) else tuple(shape)
     if not all(isinstance(s, (int, np.integer)) and s >= 0 for s in shape):
         raise ValueError(f"shape must be non-negative integers, got {shape}")
+    check_current(device, "the device given")
     nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
-    if nbytes > device.max_buffer_bytes:
+    # The buffer is rounded up to 16 bytes: that size must fit too.
+    if buffer_size_for(nbytes) > device.max_buffer_bytes:
         raise ValueError(
             f"{nbytes} bytes exceed this device's largest buffer ({device.max_buffer_bytes} bytes)"
         )
@@ -138,13 +148,21 @@ def empty(shape, dtype, device: Device | None = None) -> Array:
     return Array(buffer, dt, shape, device)
 
 
+def native_byte_order(host: np.ndarray) -> np.ndarray:
+    """`host` in this machine's byte order (a converted copy for e.g. big-endian '>f4' data:
+    GPU buffers hold native values, and the data is copied to the GPU anyway)."""
+    if not host.dtype.isnative and host.dtype.newbyteorder("=") in SUPPORTED_DTYPES:
+        return host.astype(host.dtype.newbyteorder("="))
+    return host
+
+
 def asarray(x, dtype=None, device: Device | None = None) -> Array:
     """An Array with the data of `x` (a numpy array, a sequence, or an Array, returned as is)."""
     if isinstance(x, Array):
         if dtype is not None and np.dtype(dtype) != x.dtype:
             raise TypeError(f"Array has dtype {x.dtype}, not {np.dtype(dtype)}; convert on the host")
         return x
-    host = np.asarray(x, dtype=dtype)
+    host = native_byte_order(np.asarray(x, dtype=dtype))
     out = empty(host.shape, host.dtype, device)
     if host.size:
         data = np.ascontiguousarray(host).view(np.uint8).ravel()

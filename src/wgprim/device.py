@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 from dataclasses import dataclass, field
 
 from wgprim.errors import NO_ADAPTER_HELP, NoAdapterError, WgprimError
@@ -52,6 +53,9 @@ class Device:
     # Largest byte size bound to one storage binding. Starts at the device's limit; tests
     # lower it (see `binding_limit`) to exercise the chunked paths on small data.
     max_binding_bytes: int = 0
+    # Set when use_adapter() replaced this device: its Arrays and plans are refused with
+    # an error that names the fix instead of failing inside wgpu.
+    retired: bool = False
     _caches: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -97,6 +101,59 @@ class Device:
 
 _current: Device | None = None
 _wanted_adapter: str | None = None
+# Opening the device happens once per process even when many threads start at once.
+_lock = threading.RLock()
+# Set in a child forked after the parent touched wgpu: wgpu-native's driver state does not
+# survive fork (a fresh device in the child hangs in its first submit), so wgprim refuses.
+_forked_after_gpu_use = False
+
+FORK_HELP = (
+    "wgprim cannot use the GPU in a process forked after its parent used the GPU (the "
+    "driver's state does not survive fork; the child would hang). Start worker processes "
+    "with the 'spawn' method: multiprocessing.get_context(\"spawn\"), or "
+    "concurrent.futures.ProcessPoolExecutor(mp_context=multiprocessing.get_context(\"spawn\")); "
+    "or use wgprim only in the child processes."
+)
+
+
+def _wgpu_touched() -> bool:
+    """Whether this process created wgpu's native instance (or a wgprim device)."""
+    if _current is not None:
+        return True
+    import sys
+
+    api = sys.modules.get("wgpu.backends.wgpu_native._api")
+    return getattr(api, "_the_instance", None) is not None
+
+
+def _after_fork_in_child() -> None:
+    global _forked_after_gpu_use, _lock
+    _lock = threading.RLock()  # another thread of the parent may have held it at fork time
+    if _wgpu_touched():
+        _forked_after_gpu_use = True
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def check_process() -> None:
+    """Raise a WgprimError naming the fix when this is a child forked from a GPU user."""
+    if _forked_after_gpu_use:
+        raise WgprimError(FORK_HELP)
+
+
+def check_current(device: Device, what: str = "this Array") -> None:
+    """Refuse an Array or plan made on a device that use_adapter() has since replaced."""
+    check_process()
+    if device.retired:
+        now = _current.summary if _current is not None else "another adapter"
+        raise WgprimError(
+            f"{what} was made on {device.summary}, before use_adapter() switched wgprim to "
+            f"{now}; Arrays and plans belong to the device they were made on. Make it again "
+            f"after use_adapter() (for an Array: wgprim.asarray(old.numpy()) before switching, "
+            f"or recompute it)."
+        )
 
 
 def _choose_adapter(name: str | None):
@@ -141,10 +198,15 @@ def _open(name: str | None) -> Device:
 def get_device() -> Device:
     """The device wgprim uses, opened on first call."""
     global _current
-    if _current is None:
-        os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")  # silences a Mesa warning on headless Linux
-        _current = _open(_wanted_adapter or os.environ.get("WGPRIM_ADAPTER") or None)
-    return _current
+    check_process()
+    device = _current
+    if device is not None:
+        return device
+    with _lock:
+        if _current is None:
+            os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")  # silences a Mesa warning on headless Linux
+            _current = _open(_wanted_adapter or os.environ.get("WGPRIM_ADAPTER") or None)
+        return _current
 
 
 def use_adapter(name: str | None = None) -> Device:
@@ -153,15 +215,20 @@ def use_adapter(name: str | None = None) -> Device:
     Arrays made on the previous device cannot be used afterwards.
     """
     global _current, _wanted_adapter
-    device = _open(name)
-    _wanted_adapter, _current = name, device
+    check_process()
+    with _lock:
+        device = _open(name)
+        if _current is not None and _current is not device:
+            _current.retired = True
+        _wanted_adapter, _current = name, device
     return device
 
 
 def reset() -> None:
     """Forget the current device (after a device loss); the next call opens a new one."""
     global _current
-    _current = None
+    with _lock:
+        _current = None
 
 
 @contextlib.contextmanager

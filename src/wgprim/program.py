@@ -14,14 +14,16 @@ several primitive calls into one submit (`with wgprim.batch(): ...`).
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from wgprim.device import Device, get_device
+from wgprim.device import Device, check_current, get_device
 from wgprim.errors import explain_gpu_error
 
 KERNEL_DIR = Path(__file__).parent / "kernels"
@@ -82,35 +84,78 @@ def _probe_subgroups(device: Device) -> bool:
     out = device.device.create_buffer(size=1024, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC)
     program = Program(device, "subgroup probe")
     program.dispatch("probe", pipeline, {0: out}, 1)
-    program.run()
+    # Submitted directly, never queued: a probe first needed inside `with batch():` must
+    # still read its own result.
+    encoder = device.device.create_command_encoder()
+    program.encode(encoder)
+    device.device.queue.submit([encoder.finish()])
     return bool(np.all(np.frombuffer(device.device.queue.read_buffer(out), np.uint32) == 1))
 
 
-class BufferPool:
-    """Temporary buffers reused across calls, keyed by (size, usage)."""
+def _default_pool_bytes() -> int:
+    mib = os.environ.get("WGPRIM_POOL_MB")
+    return int(float(mib) * 2**20) if mib else POOL_BYTES
 
-    def __init__(self, device: Device):
+
+# Free temporaries kept for reuse, in bytes (WGPRIM_POOL_MB overrides). Past it the least
+# recently returned buffers are destroyed: one-shot calls on inputs of many lengths would
+# otherwise keep every length's temporaries alive forever.
+POOL_BYTES = 512 * 2**20
+
+
+class BufferPool:
+    """Temporary buffers reused across calls, keyed by (size, usage), at most `max_bytes`
+    of free ones kept (least recently returned destroyed first; None: no bound, for a
+    plan's own pool, which holds exactly what the plan needs). Thread-safe."""
+
+    def __init__(self, device: Device, max_bytes: int | None = None):
         self.device = device
+        self.max_bytes = max_bytes
         self.free: dict[tuple[int, int], list] = {}
+        self._lru: OrderedDict[int, object] = OrderedDict()  # id(buffer) -> buffer, oldest first
+        self.free_bytes = 0
+        self._lock = threading.Lock()
 
     def take(self, size: int, usage) -> object:
         size = max(16, -(-size // 16) * 16)
-        stack = self.free.get((size, int(usage)))
-        if stack:
-            return stack.pop()
+        with self._lock:
+            stack = self.free.get((size, int(usage)))
+            if stack:
+                buffer = stack.pop()
+                del self._lru[id(buffer)]
+                self.free_bytes -= buffer.size
+                return buffer
         try:
             return self.device.device.create_buffer(size=size, usage=usage)
         except Exception as error:
             raise explain_gpu_error(error, f"allocating a {size}-byte temporary buffer") from error
 
     def give(self, buffer) -> None:
-        self.free.setdefault((buffer.size, int(buffer.usage)), []).append(buffer)
+        with self._lock:
+            self.free.setdefault((buffer.size, int(buffer.usage)), []).append(buffer)
+            self._lru[id(buffer)] = buffer
+            self.free_bytes += buffer.size
+            self._trim(self.max_bytes)
+
+    def clear(self) -> None:
+        """Destroy every free buffer."""
+        with self._lock:
+            self._trim(0)
+
+    def _trim(self, limit: int | None) -> None:
+        while limit is not None and self.free_bytes > limit and self._lru:
+            _, buffer = self._lru.popitem(last=False)
+            self.free[(buffer.size, int(buffer.usage))].remove(buffer)
+            self.free_bytes -= buffer.size
+            # Work already submitted keeps it alive until done (wgpu defers destruction).
+            buffer.destroy()
 
 
 def pool(device: Device) -> BufferPool:
+    """The device's shared pool of temporaries (for one-shot calls)."""
     cache = device.cache("pool")
     if "pool" not in cache:
-        cache["pool"] = BufferPool(device)
+        cache["pool"] = BufferPool(device, _default_pool_bytes())
     return cache["pool"]
 
 
@@ -162,6 +207,7 @@ class Program:
     held: list = field(default_factory=list)
 
     def __post_init__(self):
+        check_current(self.device, "a program")
         if self.pool is None:
             self.pool = pool(self.device)
 
@@ -204,6 +250,7 @@ class Program:
         """Add one step: `groups` workgroups of `pipeline` with `bindings` {binding: resource}."""
         if groups <= 0:
             return
+        self._check_devices(label, bindings)
         entries = [
             {"binding": b, "resource": r if isinstance(r, dict) else view(r)}
             for b, r in sorted(bindings.items())
@@ -215,6 +262,20 @@ class Program:
         except Exception as error:
             raise explain_gpu_error(error, f"binding resources for {label}") from error
         self.steps.append(Step(label, pipeline, bind_group, fold_grid(groups, self.device.max_groups_per_dim)))
+
+    def _check_devices(self, label: str, bindings: dict) -> None:
+        """Every bound buffer must live on this Program's device (wgpu would fail with an
+        obscure validation error): arrays from two devices in one call are refused."""
+        for r in bindings.values():
+            buffer = r["buffer"] if isinstance(r, dict) else r
+            owner = getattr(buffer, "_device", None)
+            if owner is not None and owner is not self.device.device:
+                raise ValueError(
+                    f"{label}: inputs live on two devices ({self.device.summary} and "
+                    f"{_summary_of(owner)}): every Array of one call (and the plan running it) "
+                    f"must come from the same device. Arrays and plans made before "
+                    f"use_adapter() must be made again after it."
+                )
 
     # -- running -----------------------------------------------------------------
     def encode(self, encoder, profiler: "Profiler | None" = None) -> None:
@@ -403,25 +464,67 @@ def batch():
             b.submit()
 
 
+def _summary_of(gpu_device) -> str:
+    adapter = getattr(gpu_device, "adapter", None)
+    return getattr(adapter, "summary", None) or "another device"
+
+
 class Plan:
     """Steps built once and run many times: the shape of CUB's temp storage and
     cuda.compute's make_* objects. Pipelines come from the cache; temporaries come from
     the plan's own pool, so re-recording for new input/output buffers (new bind groups)
-    takes back the same buffers and allocates nothing."""
+    takes back the same buffers and allocates nothing.
 
-    def __init__(self, device: Device, label: str, record):
+    Threads: each thread that runs the plan gets its own recorded Program, temporaries and
+    result Arrays (`results()`, made by `make_results` on the thread's first use), so one
+    plan shared by many threads never mixes their runs: a plan's result is overwritten
+    only by the same thread's next run."""
+
+    def __init__(self, device: Device, label: str, record, make_results=None):
         self.device = device
-        self.program = Program(device, label, transient=False, pool=BufferPool(device))
+        self.label = label
         self._record = record  # record(program, *arrays): adds the steps
-        self._key: tuple | None = None
-        self._arrays: tuple = ()
+        self._make_results = make_results
+        self._local = threading.local()
+
+    def _state(self) -> "_PlanState":
+        state = getattr(self._local, "state", None)
+        if state is None:
+            program = Program(self.device, self.label, transient=False, pool=BufferPool(self.device))
+            state = self._local.state = _PlanState(program)
+        return state
+
+    @property
+    def program(self) -> Program:
+        """The calling thread's recorded Program."""
+        return self._state().program
+
+    def results(self):
+        """The calling thread's result Array(s) (overwritten by its next run)."""
+        state = self._state()
+        if state.results is None:
+            state.results = self._make_results()
+        return state.results
 
     def run(self, *arrays, profile: bool = False):
+        check_current(self.device, "this plan")
+        state = self._state()
         key = tuple(id(a.buffer) for a in arrays)
-        if key != self._key:
-            if queued(self.program):
+        if key != state.key:
+            if queued(state.program):
                 flush_batch(self.device)  # the queued run needs the steps and parameters as they are
-            self.program.reset()
-            self._record(self.program, *arrays)
-            self._key, self._arrays = key, arrays  # keep the bound buffers alive
-        return self.program.run(profile=profile)
+            state.program.reset()
+            state.key = None
+            self._record(state.program, *arrays)
+            state.key, state.arrays = key, arrays  # keep the bound buffers alive
+        return state.program.run(profile=profile)
+
+
+@dataclass
+class _PlanState:
+    """One thread's recording of a Plan."""
+
+    program: Program
+    key: tuple | None = None
+    arrays: tuple = ()
+    results: object = None

@@ -5,8 +5,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from wgprim.array import Array, asarray, check_dtype
-from wgprim.device import Device
+from wgprim.array import Array, asarray, check_dtype, native_byte_order
+from wgprim.device import Device, check_current
 
 # Indices and offsets inside kernels are u32.
 MAX_ELEMENTS = 2**32 - 1
@@ -15,10 +15,11 @@ MAX_ELEMENTS = 2**32 - 1
 def as_input(x, allowed=None) -> Array:
     """`x` as an Array (uploading numpy data), with a dtype this primitive accepts."""
     if isinstance(x, Array):
+        check_current(x.device)
         check_dtype(x.dtype, x.device, allowed)
         arr = x
     else:
-        host = np.asarray(x)
+        host = native_byte_order(np.asarray(x))
         check_dtype(host.dtype, None, allowed)
         arr = asarray(host)
     if arr.size > MAX_ELEMENTS:
@@ -31,6 +32,11 @@ def check_out(out: Array, shape: tuple, dtype, inputs: tuple = ()) -> Array:
     must not share a buffer with an input (a dispatch cannot read and write one buffer)."""
     if not isinstance(out, Array):
         raise TypeError(f"out must be a wgprim.Array, not {type(out).__name__}")
+    check_current(out.device, "out")
+    for a in inputs:
+        if a.device is not out.device:
+            raise ValueError(f"out lives on {out.device.summary} but the input on {a.device.summary}: "
+                             "every Array of one call must be on the same device")
     if out.size != int(np.prod(shape, dtype=np.int64)) or out.dtype != np.dtype(dtype):
         raise ValueError(f"out must hold {tuple(shape)} of {np.dtype(dtype)}, got {out.shape} of {out.dtype}")
     if any(out.buffer is a.buffer for a in inputs):

@@ -118,8 +118,9 @@ def reduce(x, op="sum") -> Array:
 
 class ReducePlan:
     """A reduction built once for (n, dtype, op) and run many times with no new pipelines
-    or buffers. The returned Array is the plan's own result buffer, overwritten by the
-    next run unless `out=` is given. `profile=True` also returns GPU time per step."""
+    or buffers. The returned Array is the plan's own result buffer for the calling thread,
+    overwritten by that thread's next run (each thread has its own), unless `out=` is
+    given. `profile=True` also returns GPU time per step. Safe to share between threads."""
 
     def __init__(self, n: int, dtype, op="sum"):
         device = get_device()
@@ -128,8 +129,13 @@ class ReducePlan:
         self.name, _ = operators.resolve(op, self.dtype)
         if self.n <= 0:
             raise ValueError("a reduce plan needs n > 0")
-        self.result = empty((), operators.result_dtype(op, self.dtype), device)
-        self._plan = Plan(device, f"reduce plan {self.name}", self._record)
+        result_dtype = operators.result_dtype(op, self.dtype)
+        self._plan = Plan(device, f"reduce plan {self.name}", self._record, lambda: empty((), result_dtype, device))
+
+    @property
+    def result(self) -> Array:
+        """The calling thread's result Array (what `plan(x)` returns without `out=`)."""
+        return self._plan.results()
 
     def _record(self, program: Program, x: Array, out: Array) -> None:
         rec = _Recorder(program, self.n, self.dtype, self.op)
@@ -139,7 +145,7 @@ class ReducePlan:
         arr = as_input(x, operators.NUMERIC)
         if arr.size != self.n or arr.dtype != self.dtype:
             raise ValueError(f"plan is for {self.n} elements of {self.dtype}, got {arr.size} of {arr.dtype}")
-        out = check_out(self.result if out is None else out, (), self.result.dtype, (arr,))
+        out = check_out(self.result if out is None else out, (), operators.result_dtype(self.op, self.dtype), (arr,))
         times = self._plan.run(arr, out, profile=profile)
         return (out, times) if profile else out
 

@@ -76,6 +76,8 @@ class _Recorder:
 def scan(x, op="sum", exclusive: bool = False) -> Array:
     """Inclusive (or exclusive) scan of the flattened `x` with `op`: sum, prod, min, max,
     bitwise_and, bitwise_or, bitwise_xor, or a `wgprim.Monoid`. Returns a 1-D Array."""
+    if not isinstance(exclusive, (bool, np.bool_)):
+        raise TypeError(f"exclusive must be True or False, not {exclusive!r}")
     arr = as_input(x, operators.NUMERIC)
     out = empty((arr.size,), arr.dtype, arr.device)
     if arr.size == 0:
@@ -94,18 +96,25 @@ def cumsum(x) -> Array:
 
 class ScanPlan:
     """A scan built once for (n, dtype, op, exclusive) and run many times with no new
-    pipelines or buffers. Returns the plan's own output Array (overwritten by the next
-    run) unless `out=` is given; `profile=True` also returns GPU time per step."""
+    pipelines or buffers. Returns the plan's own output Array for the calling thread
+    (overwritten by that thread's next run; each thread has its own) unless `out=` is
+    given; `profile=True` also returns GPU time per step. Safe to share between threads."""
 
     def __init__(self, n: int, dtype, op="sum", exclusive: bool = False):
+        if not isinstance(exclusive, (bool, np.bool_)):
+            raise TypeError(f"exclusive must be True or False, not {exclusive!r}")
         device = get_device()
         self.dtype = check_dtype(dtype, device, operators.NUMERIC)
         self.n, self.exclusive = int(n), bool(exclusive)
         if self.n <= 0:
             raise ValueError("a scan plan needs n > 0")
         self._recorder = _Recorder(device, self.dtype, op)
-        self.result = empty((self.n,), self.dtype, device)
-        self._plan = Plan(device, "scan plan", self._record)
+        self._plan = Plan(device, "scan plan", self._record, lambda: empty((self.n,), self.dtype, device))
+
+    @property
+    def result(self) -> Array:
+        """The calling thread's output Array (what `plan(x)` returns without `out=`)."""
+        return self._plan.results()
 
     def _record(self, program: Program, x: Array, out: Array) -> None:
         self._recorder.record(program, x, out, self.exclusive)

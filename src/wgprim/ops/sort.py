@@ -17,10 +17,13 @@ are indistinguishable in `sort`'s output, so that does not show).
 """
 from __future__ import annotations
 
+import threading
+from dataclasses import dataclass, field
+
 import numpy as np
 
 from wgprim.array import Array, empty
-from wgprim.device import get_device
+from wgprim.device import check_current, get_device
 from wgprim.ops import radix_sort
 from wgprim.ops.common import as_input
 from wgprim.ops.radix_sort import ALL_DIGITS, RadixSorter
@@ -111,8 +114,9 @@ class SortPlan:
     new pipelines or buffers.
 
     what: "keys" (call plan(x) -> sorted keys), "pairs" (plan(keys, values) -> (keys,
-    values)) or "argsort" (plan(x) -> indices). Results are the plan's own Arrays,
-    overwritten by the next run. `skip_digits=True` probes the keys on every run (one sync
+    values)) or "argsort" (plan(x) -> indices). Results are the plan's own Arrays for the
+    calling thread, overwritten by that thread's next run: each thread that runs the plan
+    gets its own temporaries and results, so a plan is safe to share between threads. `skip_digits=True` probes the keys on every run (one sync
     with the GPU) and skips the passes whose digit is equal in every key; the default runs
     all four passes without waiting for anything. `profile=True` on a call also returns
     the GPU time per step ("radix count", "radix scan", "radix scatter").
@@ -131,30 +135,60 @@ class SortPlan:
         self.device = device
         self.sorter = _radix(device, self.dtype, descending)
         self.sorter.check_size(self.n)
-        self._pool = BufferPool(device)
-        sizes = self.sorter.temp_bytes(self.n, what != "keys")
-        sizes["offsets"] = sizes["counts"]
-        self._temps = {k: self._pool.take(v, _storage()) for k, v in sizes.items() if v}
-        self.keys = empty((self.n,), self.dtype, device)
-        self.values = None if what == "keys" else empty((self.n,), U32, device)
-        self._programs: dict = {}
+        self._local = threading.local()
+        self._state()  # the constructing thread's buffers, allocated up front
+
+    def _state(self) -> "_SortState":
+        """The calling thread's temporaries, results and recorded programs."""
+        state = getattr(self._local, "state", None)
+        if state is None:
+            pool = BufferPool(self.device)
+            sizes = self.sorter.temp_bytes(self.n, self.what != "keys")
+            sizes["offsets"] = sizes["counts"]
+            state = self._local.state = _SortState(
+                pool=pool,
+                temps={k: pool.take(v, _storage()) for k, v in sizes.items() if v},
+                keys=empty((self.n,), self.dtype, self.device),
+                values=None if self.what == "keys" else empty((self.n,), U32, self.device),
+            )
+        return state
+
+    @property
+    def keys(self) -> Array:
+        """The calling thread's sorted keys."""
+        return self._state().keys
+
+    @property
+    def values(self) -> Array | None:
+        """The calling thread's values (or indices for "argsort")."""
+        return self._state().values
+
+    @property
+    def _temps(self) -> dict:
+        return self._state().temps
+
+    @property
+    def _programs(self) -> dict:
+        return self._state().programs
 
     def _program(self, keys: Array, values: Array | None, vals_out: Array | None, digits) -> Program:
+        state = self._state()
         key = (id(keys.buffer), id(values.buffer) if values is not None else None,
                id(vals_out.buffer) if vals_out is not None else None, digits)
-        if key not in self._programs:
-            if len(self._programs) >= 8:  # new input buffers every call: keep a few
+        if key not in state.programs:
+            if len(state.programs) >= 8:  # new input buffers every call: keep a few
                 flush_batch(self.device)  # an evicted program may still be queued in a batch
-                for old, _, _ in self._programs.values():
+                for old, _, _ in state.programs.values():
                     old.release()
-                self._programs.clear()
-            program = Program(self.device, label="sort plan", transient=False, pool=self._pool)
-            self.sorter.record(program, keys, self.keys, values, vals_out,
-                               index_values=self.what == "argsort", digits=digits, temps=self._temps)
-            self._programs[key] = (program, keys, values)  # keep bound buffers alive
-        return self._programs[key][0]
+                state.programs.clear()
+            program = Program(self.device, label="sort plan", transient=False, pool=state.pool)
+            self.sorter.record(program, keys, state.keys, values, vals_out,
+                               index_values=self.what == "argsort", digits=digits, temps=state.temps)
+            state.programs[key] = (program, keys, values)  # keep bound buffers alive
+        return state.programs[key][0]
 
     def __call__(self, keys, values=None, profile: bool = False):
+        check_current(self.device, "this plan")
         k = _one_dimensional(keys, "keys", (self.dtype,))
         if k.size != self.n:
             raise ValueError(f"plan is for {self.n} keys, got {k.size}")
@@ -169,15 +203,27 @@ class SortPlan:
             v = _one_dimensional(values, "values", VALUE_DTYPES)
             if v.size != self.n:
                 raise ValueError(f"plan is for {self.n} values, got {v.size}")
-            if self.values.dtype != v.dtype:
-                self.values = Array(self.values.buffer, v.dtype, (self.n,), self.device)
-            vals_out = self.values
+            state = self._state()
+            if state.values.dtype != v.dtype:
+                state.values = Array(state.values.buffer, v.dtype, (self.n,), self.device)
+            vals_out = state.values
         elif self.what == "argsort":
             vals_out = self.values
         digits = self.sorter.probe(k) if self.skip_digits else ALL_DIGITS
         times = self._program(k, v, vals_out, digits).run(profile=profile)
         result = {"keys": self.keys, "pairs": (self.keys, self.values), "argsort": self.values}[self.what]
         return (result, times) if profile else result
+
+
+@dataclass
+class _SortState:
+    """One thread's buffers and recorded programs of a SortPlan."""
+
+    pool: BufferPool
+    temps: dict
+    keys: Array
+    values: Array | None
+    programs: dict = field(default_factory=dict)
 
 
 def _storage():

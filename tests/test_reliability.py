@@ -1,0 +1,161 @@
+"""Reliability: plans shared by threads, one device per process, fork, the bounded buffer
+pool, and errors that name the user's fix instead of blaming wgprim."""
+import multiprocessing
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import wgprim
+from wgprim import device as device_module
+from wgprim.errors import WgprimError
+
+
+def _in_threads(work, threads=4):
+    """Run work(thread_index) in `threads` threads started together; re-raise the first error."""
+    errors, start = [], threading.Barrier(threads)
+
+    def body(t):
+        try:
+            start.wait()
+            work(t)
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    pool = [threading.Thread(target=body, args=(t,)) for t in range(threads)]
+    for th in pool:
+        th.start()
+    for th in pool:
+        th.join(300)
+    assert not any(th.is_alive() for th in pool), "a thread hung"
+    if errors:
+        raise errors[0]
+
+
+# -- plans shared between threads ----------------------------------------------------
+def test_scan_plan_shared_by_threads_gives_every_thread_its_own_answer():
+    n = 9000
+    plan = wgprim.ScanPlan(n, np.int32, "sum")
+    wrong = []
+
+    def work(t):
+        rng = np.random.default_rng(t)
+        for _ in range(12):
+            x = rng.integers(-100, 100, n).astype(np.int32)
+            got = plan(x).numpy()  # the plan's own result: this thread's
+            if not np.array_equal(got, np.cumsum(x, dtype=np.int32)):
+                wrong.append(t)
+            out = wgprim.empty((n,), np.int32)
+            plan(wgprim.asarray(x), out=out)
+            if not np.array_equal(out.numpy(), np.cumsum(x, dtype=np.int32)):
+                wrong.append(t)
+
+    _in_threads(work)
+    assert not wrong
+
+
+def test_reduce_plan_shared_by_threads_gives_every_thread_its_own_answer():
+    n = 100_000
+    plan = wgprim.ReducePlan(n, np.uint32, "sum")
+    wrong = []
+
+    def work(t):
+        rng = np.random.default_rng(10 + t)
+        for _ in range(12):
+            x = rng.integers(0, 1000, n).astype(np.uint32)
+            if plan(x).item() != x.sum(dtype=np.uint32):
+                wrong.append(t)
+
+    _in_threads(work)
+    assert not wrong
+
+
+def test_sort_plan_shared_by_threads_gives_every_thread_its_own_answer():
+    n = 5000
+    plan = wgprim.SortPlan(n, np.float32, what="argsort")
+    wrong = []
+
+    def work(t):
+        rng = np.random.default_rng(20 + t)
+        for _ in range(6):
+            x = rng.standard_normal(n).astype(np.float32)
+            if not np.array_equal(plan(x).numpy(), np.argsort(x, kind="stable")):
+                wrong.append(t)
+
+    _in_threads(work)
+    assert not wrong
+
+
+def test_plan_results_belong_to_the_calling_thread():
+    plan = wgprim.ReducePlan(100, np.int32, "sum")
+    mine = plan(np.ones(100, np.int32))
+    seen = []
+    _in_threads(lambda t: seen.append(plan(np.full(100, 2, np.int32)).item()), threads=2)
+    assert seen == [200, 200] and mine.item() == 100  # other threads did not overwrite it
+
+
+# -- one device per process ----------------------------------------------------------
+def test_first_use_from_many_threads_opens_one_device(monkeypatch):
+    monkeypatch.setattr(device_module, "_current", None)
+    opened, real_open = [], device_module._open
+
+    def slow_open(name):
+        import time
+
+        time.sleep(0.2)  # widen the window in which unlocked threads would all open one
+        opened.append(name)
+        return real_open(name)
+
+    monkeypatch.setattr(device_module, "_open", slow_open)
+    seen = []
+    _in_threads(lambda t: seen.append(wgprim.get_device()))
+    assert len(opened) == 1 and all(d is seen[0] for d in seen)
+
+
+def test_arrays_of_two_devices_in_one_call_are_refused_naming_both():
+    first = wgprim.get_device()
+    second = device_module._open(None)  # a second device, as a user asking for one would get
+    x = wgprim.asarray(np.arange(10, dtype=np.int32), device=second)
+    mask = wgprim.asarray(np.arange(10) % 2 == 0)  # on the process's device
+    with pytest.raises(ValueError, match="two devices") as info:
+        wgprim.compact(x, mask)
+    assert first.summary in str(info.value)
+
+
+def test_arrays_and_plans_from_before_use_adapter_name_the_fix(monkeypatch):
+    old = wgprim.get_device()
+    x = wgprim.asarray(np.arange(10, dtype=np.int32))
+    plan = wgprim.ReducePlan(10, np.int32, "sum")
+    try:
+        wgprim.use_adapter(None)
+        for use in (lambda: wgprim.sum(x), lambda: x.numpy(), lambda: plan(np.arange(10, dtype=np.int32))):
+            with pytest.raises(WgprimError, match="use_adapter"):
+                use()
+        assert wgprim.sum(np.arange(10, dtype=np.int32)).item() == 45  # the new device works
+    finally:
+        monkeypatch.setattr(device_module, "_current", old)  # the session's device again
+        old.retired = False
+
+
+# -- fork ------------------------------------------------------------------------------
+def _child_uses_wgprim(queue):
+    try:
+        queue.put(("ok", int(wgprim.sum(np.arange(10, dtype=np.uint32)).item())))
+    except Exception as error:  # noqa: BLE001 - the parent checks the message
+        queue.put(("error", f"{type(error).__name__}: {error}"))
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no fork on Windows")
+def test_forked_child_gets_a_clear_error_not_a_hang():
+    assert wgprim.sum(np.arange(10, dtype=np.uint32)).item() == 45  # the parent uses the GPU
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_child_uses_wgprim, args=(queue,))
+    child.start()
+    child.join(60)
+    if child.is_alive():
+        child.kill()
+        pytest.fail("the forked child hung on its first wgprim call")
+    kind, message = queue.get(timeout=10)
+    assert kind == "ok" and message == 45 or kind == "error" and "spawn" in message, message
