@@ -144,3 +144,46 @@ def test_sort_inside_a_batch(rng):
     with wgprim.batch():
         s = wgprim.sort(x)
     np.testing.assert_array_equal(s.numpy(), np.sort(x))
+
+
+def test_reshape_refuses_two_unknown_dimensions_as_numpy():
+    a = wgprim.asarray(np.arange(4, dtype=np.int32))
+    for bad in ((-2, -2), (-1, -1), (-1, 2, -3)):
+        with pytest.raises(ValueError):
+            np.arange(4).reshape(bad)  # numpy refuses these too
+        with pytest.raises(ValueError, match="one unknown dimension"):
+            a.reshape(*bad)
+    for good in ((2, -1), (-1,), (-3, 4), (2, -2)):  # numpy takes any negative size as -1
+        assert a.reshape(good).shape == np.arange(4).reshape(good).shape
+
+
+def test_array_just_under_the_largest_buffer_is_refused_up_front(device):
+    from wgprim.array import buffer_size_for
+
+    # The most float32s whose bytes fit the limit; rounded up to whole 16 bytes they may not.
+    elements = device.max_buffer_bytes // 4
+    if buffer_size_for(4 * elements) <= device.max_buffer_bytes:
+        elements += 1  # the limit is a multiple of 16: one more element is over it
+    with pytest.raises(ValueError, match="largest buffer"):
+        wgprim.empty(elements, np.float32)
+    with pytest.raises(ValueError, match="largest buffer"):
+        wgprim.empty((2, elements // 2 + 1), np.int32)
+
+
+def test_big_endian_input_is_converted_and_a_big_endian_dtype_names_byte_order(rng):
+    x = rng.standard_normal(1000).astype(">f4")
+    assert wgprim.asarray(x).dtype == np.float32
+    np.testing.assert_array_equal(wgprim.asarray(x).numpy(), x.astype(np.float32))
+    np.testing.assert_array_equal(wgprim.sort(x).numpy(), np.sort(x.astype(np.float32)))
+    assert wgprim.max(x.astype(">i4")).item() == x.astype(np.int32).max()
+    with pytest.raises(TypeError, match="byte order"):
+        wgprim.empty(3, ">f4")
+
+
+def test_subgroup_probe_first_needed_inside_a_batch_reads_its_own_result(device, monkeypatch):
+    from wgprim.program import consecutive_subgroups
+
+    expected = consecutive_subgroups(device)
+    monkeypatch.setitem(device._caches, "probes", {})
+    with wgprim.batch() as b:
+        assert consecutive_subgroups(device) == expected and len(b) == 0

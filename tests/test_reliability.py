@@ -159,3 +159,96 @@ def test_forked_child_gets_a_clear_error_not_a_hang():
         pytest.fail("the forked child hung on its first wgprim call")
     kind, message = queue.get(timeout=10)
     assert kind == "ok" and message == 45 or kind == "error" and "spawn" in message, message
+
+
+# -- the buffer pool -----------------------------------------------------------------
+def test_one_shot_calls_of_many_lengths_keep_the_pool_under_its_bound(device, monkeypatch, rng):
+    from wgprim.program import pool
+
+    shared = pool(device)
+    assert shared.max_bytes is not None  # bounded by default
+    bound = 1 << 20
+    monkeypatch.setattr(shared, "max_bytes", bound)
+    for i in range(40):
+        x = rng.integers(0, 2**32, 20_000 + 997 * i, dtype=np.uint64).astype(np.uint32)
+        if i % 4 == 0:
+            np.testing.assert_array_equal(wgprim.sort(x).numpy(), np.sort(x))
+        else:
+            wgprim.argsort(x)
+        assert shared.free_bytes <= bound
+    assert shared.free_bytes == sum(b.size for stack in shared.free.values() for b in stack)
+
+
+def test_pool_evicts_least_recently_returned_buffers_and_destroys_them(device):
+    import wgpu
+
+    from wgprim.program import BufferPool
+
+    p = BufferPool(device, max_bytes=3000)
+    usage = wgpu.BufferUsage.STORAGE
+    a, b, c = (p.take(1024, usage) for _ in range(3))
+    for buf in (a, b, c):
+        p.give(buf)
+    assert p.free_bytes == 2048 and p.take(1024, usage) in (b, c)  # a, the oldest, went
+    with pytest.raises(Exception):
+        device.device.queue.write_buffer(a, 0, np.zeros(4, np.uint32))  # destroyed
+    p.clear()
+    assert p.free_bytes == 0
+
+
+# -- errors that name the user's fix -------------------------------------------------
+def test_gpu_out_of_memory_names_the_fix_not_a_bug(device, monkeypatch):
+    import wgpu
+
+    from wgprim.program import pool
+
+    def no_memory(**kwargs):
+        raise wgpu.GPUValidationError("In wgpuDeviceCreateBuffer: Not enough memory left.")
+
+    pool(device).clear()
+    monkeypatch.setattr(device.device, "create_buffer", no_memory)
+    with pytest.raises(MemoryError) as info:
+        wgprim.empty((1000, 1000), np.float32)
+    message = str(info.value)
+    assert isinstance(info.value, WgprimError) and "out of memory" in message
+    assert "3.8 MiB" in message and "smaller inputs" in message and "report" not in message
+
+
+@pytest.mark.parametrize("combine, identity, says", [
+    ("max(a,, b)", 0, "expected expression"),
+    ("max(a, b) // the larger", 0, "comment"),
+    ("a + 1u", 0, "does not compile"),  # u32 literal with i32 operands
+    ("max(a, b)", "0u", "identity must be a number"),
+    ("max(a, b)", None, "identity must be a number"),
+    ("max(a, b)", 2**40, "outside the range of int32"),
+    ("max(a, b)", 0.5, "not a int32 value"),
+    ("", 0, "WGSL expression"),
+])
+def test_monoid_mistakes_are_the_users_value_errors(combine, identity, says):
+    with pytest.raises(ValueError, match="Monoid 'mine'") as info:
+        m = wgprim.Monoid(combine, identity, name="mine")
+        for use in (wgprim.reduce, wgprim.scan):
+            use(np.arange(10, dtype=np.int32), m)
+    assert says in str(info.value) and "report" not in str(info.value)
+
+
+def test_monoid_is_checked_once_per_dtype(device, monkeypatch):
+    m = wgprim.Monoid("min(a, b)", 2**31 - 1, name="smallest")
+    x = np.arange(5000, dtype=np.int32)[::-1].copy()
+    assert wgprim.reduce(x, m).item() == 0
+    compiled = []
+    real = device.device.create_shader_module
+    monkeypatch.setattr(device.device, "create_shader_module", lambda **kw: compiled.append(kw["label"]) or real(**kw))
+    assert wgprim.reduce(x[:4000], m).item() == 1000
+    assert not any(label.startswith("monoid") for label in compiled)
+    with pytest.raises(ValueError, match="outside the range of uint32"):
+        wgprim.reduce(x.view(np.uint32), wgprim.Monoid("min(a, b)", -1))
+
+
+def test_scan_exclusive_must_be_a_bool():
+    for bad in ("no", "yes", 1, None):
+        with pytest.raises(TypeError, match="exclusive must be True or False"):
+            wgprim.scan(np.arange(5, dtype=np.int32), exclusive=bad)
+        with pytest.raises(TypeError, match="exclusive must be True or False"):
+            wgprim.ScanPlan(5, np.int32, exclusive=bad)
+    np.testing.assert_array_equal(wgprim.scan(np.arange(5, dtype=np.int32), exclusive=np.bool_(True)).numpy(), [0, 0, 1, 3, 6])

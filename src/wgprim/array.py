@@ -93,9 +93,10 @@ class Array:
 
     def reshape(self, *shape) -> "Array":
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-        shape = [int(s) for s in shape]
-        if any(s < -1 for s in shape) or shape.count(-1) > 1:
-            raise ValueError(f"invalid shape {tuple(shape)}: sizes must be >= 0, with at most one -1")
+        # A negative size is the one unknown dimension (numpy takes any negative as -1).
+        shape = [-1 if int(s) < 0 else int(s) for s in shape]
+        if shape.count(-1) > 1:
+            raise ValueError(f"cannot reshape into shape {tuple(shape)}: can only specify one unknown dimension")
         if shape.count(-1) == 1:  # infer the one missing dimension, as numpy does
             known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
             shape[shape.index(-1)] = self.size // known if known else 0
@@ -143,8 +144,12 @@ def empty(shape, dtype, device: Device | None = None) -> Array:
         buffer = device.device.create_buffer(size=buffer_size_for(nbytes), usage=_usage())
     except Exception as error:
         from wgprim.errors import explain_gpu_error
+        from wgprim.program import pool
 
-        raise explain_gpu_error(error, f"allocating {nbytes} bytes") from error
+        if pool(device).free_bytes:  # cached temporaries may be what fills the GPU: free them, retry
+            pool(device).clear()
+            return empty(shape, dt, device)
+        raise explain_gpu_error(error, f"allocating an Array of {shape} {dt} ({nbytes / 2**20:.1f} MiB)") from error
     return Array(buffer, dt, shape, device)
 
 

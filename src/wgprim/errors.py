@@ -6,6 +6,10 @@ class WgprimError(RuntimeError):
     """A GPU-side failure (no adapter, validation, out of memory, device lost), explained."""
 
 
+class GPUMemoryError(WgprimError, MemoryError):
+    """The GPU ran out of memory: the input (or what is still allocated) is too large."""
+
+
 class NoAdapterError(WgprimError):
     """No WebGPU adapter could be found on this machine."""
 
@@ -22,9 +26,15 @@ def explain_gpu_error(error: Exception, doing: str) -> WgprimError:
     import wgpu
 
     text = str(error).strip()
-    if isinstance(error, wgpu.GPUOutOfMemoryError) or "out of memory" in text.lower():
-        fix = "the GPU ran out of memory: use smaller arrays, free Arrays you no longer need, or pick another adapter (WGPRIM_ADAPTER)"
-    elif "lost" in text.lower():
+    lowered = text.lower()
+    if isinstance(error, wgpu.GPUOutOfMemoryError) or "out of memory" in lowered or "not enough memory" in lowered:
+        return GPUMemoryError(
+            f"{doing} failed: the GPU ran out of memory ({text})\n-> not a bug: the data does not "
+            "fit. Use smaller inputs (or process them in parts), free Arrays you no longer need "
+            "(`del a`), release wgprim's cached temporaries (wgprim.program.pool(wgprim.get_device()).clear()), "
+            "or pick an adapter with more memory (WGPRIM_ADAPTER)."
+        )
+    if "lost" in text.lower():
         fix = "the GPU device was lost (driver reset or a kernel that ran too long); call wgprim.device.reset() to start again"
     elif isinstance(error, wgpu.GPUValidationError):
         fix = "this is a bug in wgprim or in a user-supplied WGSL expression (a custom reduce/scan operator); please report it with `wgprim info`"

@@ -128,7 +128,13 @@ class BufferPool:
         try:
             return self.device.device.create_buffer(size=size, usage=usage)
         except Exception as error:
-            raise explain_gpu_error(error, f"allocating a {size}-byte temporary buffer") from error
+            if self is not pool(self.device) and pool(self.device).free_bytes:
+                pool(self.device).clear()  # free the shared cache and try once more
+                return self.take(size, usage)
+            if self.free_bytes:
+                self.clear()
+                return self.take(size, usage)
+            raise explain_gpu_error(error, f"allocating a {size}-byte ({size / 2**20:.1f} MiB) temporary buffer") from error
 
     def give(self, buffer) -> None:
         with self._lock:

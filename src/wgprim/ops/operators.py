@@ -32,15 +32,63 @@ WGSL_TYPE = {U32: "u32", I32: "i32", F32: "f32", F16: "f16"}
 @dataclass(frozen=True)
 class Monoid:
     """An associative operation on one dtype: a WGSL expression of `a` and `b`, and its
-    identity (a Python number). Example: `Monoid("max(a, b)", identity=0)` for u32."""
+    identity (a Python number). Example: `Monoid("max(a, b)", identity=0)` for u32.
+
+    Checked when made (one expression, no comments; a real-number identity) and on first
+    use with each dtype (the identity is exactly representable in it; the expression
+    compiles as WGSL on the device, naga's message reported as a ValueError)."""
 
     combine: str
     identity: float | int
     name: str = "custom"
 
     def __post_init__(self):
+        if not isinstance(self.combine, str) or not self.combine.strip():
+            raise ValueError(f"{self._what()}: combine must be a WGSL expression of `a` and `b`, got {self.combine!r}")
         if any(c in self.combine for c in ";{}"):
-            raise ValueError("a combine expression is one WGSL expression of `a` and `b` (no ';', '{' or '}')")
+            raise ValueError(f"{self._what()}: a combine expression is one WGSL expression of `a` and `b` (no ';', '{{' or '}}')")
+        if "//" in self.combine or "/*" in self.combine:
+            raise ValueError(f"{self._what()}: the combine expression must not contain a comment ('//' or '/*')")
+        real = isinstance(self.identity, (int, float, np.integer, np.floating))
+        if not real or isinstance(self.identity, (bool, np.bool_)):
+            raise ValueError(
+                f"{self._what()}: identity must be a number (int or float, e.g. 0 or -math.inf), "
+                f"got {self.identity!r}; wgprim writes it in the operand's WGSL type itself"
+            )
+
+    def _what(self) -> str:
+        return f"Monoid {self.name!r} ({self.combine!r})"
+
+    def validate(self, dt: np.dtype) -> None:
+        """Check the identity against `dt` and compile the expression once per (dtype,
+        device); ValueError naming this Monoid when either is wrong."""
+        from wgprim.device import get_device
+
+        device = get_device()
+        key = (self, dt.str, id(device.device))
+        if key in _VALIDATED:
+            return
+        try:
+            bits_of(self.identity, dt)
+            if dt.kind == "f" and np.isfinite(self.identity) and not np.isfinite(np.array(self.identity).astype(dt)):
+                raise ValueError(f"identity {self.identity!r} overflows {dt}")
+        except (ValueError, OverflowError, TypeError) as error:
+            raise ValueError(f"{self._what()} cannot be used with {dt}: {error}") from None
+        _VALIDATED.add(key)  # preamble() below resolves this Monoid again
+        try:
+            code = preamble(self, dt, for_scan=True) + "fn monoid_check() -> A { return combine(identity(), identity()); }\n"
+            device.device.create_shader_module(label=f"monoid {self.name}", code=code)
+        except Exception as error:
+            _VALIDATED.discard(key)
+            message = str(error).strip()
+            raise ValueError(
+                f"{self._what()}: the combine expression does not compile as WGSL for {dt} "
+                f"(operands `a` and `b` of type {WGSL_TYPE[dt]}):\n{message}"
+            ) from None
+
+
+# (Monoid, dtype, device) already checked by Monoid.validate.
+_VALIDATED: set = set()
 
 
 def _max_of(dt: np.dtype):
@@ -125,6 +173,7 @@ def resolve(op, dt: np.dtype, for_scan: bool = False) -> tuple[str, object]:
     if isinstance(op, Monoid):
         if dt not in NUMERIC:
             raise TypeError(f"custom operators take uint32, int32, float32 or float16 arrays, not {dt}")
+        op.validate(dt)
         return op.name, op
     if not isinstance(op, str):
         raise TypeError(f"op must be an operator name or a wgprim.Monoid, not {type(op).__name__}")
