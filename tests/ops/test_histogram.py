@@ -335,3 +335,69 @@ def test_denormals_next_to_the_zero_edge():
     x = np.array([-tiny, tiny, -0.0, 0.0, -2 * tiny], np.float32)
     got = wgprim.histogram(x, bins=256, range=(-1, 1))[0].numpy()
     np.testing.assert_array_equal(got, np.histogram(x, bins=256, range=(-1, 1))[0])
+
+
+# -- edge cases numpy handles ---------------------------------------------------------
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("bins", [
+    [-np.inf, 0, 10, np.inf], [-np.inf, np.inf], [-np.inf, -np.inf, 3, np.inf],
+    [5, 20, np.inf], [-np.inf, 7], [np.inf, np.inf], [-np.inf, -np.inf],
+])
+def test_infinite_outer_edges_count_as_numpy(dtype, bins):
+    x = data(10_001, dtype, seed=21)
+    check(x, bins=np.array(bins))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_no_edges_gives_numpy_empty_result(dtype):
+    for x in (data(100, dtype), np.zeros(0, dtype)):
+        got, edges = histogram(x, bins=np.array([]))
+        want, want_edges = np.histogram(x, bins=np.array([]))
+        assert got.numpy().shape == want.shape == (0,) and edges.shape == want_edges.shape == (0,)
+        check(x, bins=np.array([1.0]))  # one edge: no bins either
+
+
+# -- more bins than one storage binding holds -------------------------------------------
+@pytest.fixture
+def bindings_within_limit(monkeypatch):
+    """Fail if any storage binding of a dispatch is larger than the device's binding limit
+    (lowered by binding_limit): the windowed paths must really keep within it."""
+    import wgpu
+
+    from wgprim.program import Program
+
+    real = Program.dispatch
+
+    def checked(self, label, pipeline, bindings, groups):
+        for r in bindings.values():
+            buffer = r["buffer"] if isinstance(r, dict) else r
+            size = r["size"] if isinstance(r, dict) else buffer.size
+            if not buffer.usage & wgpu.BufferUsage.UNIFORM:
+                assert size <= self.device.max_binding_bytes, f"{label}: a {size}-byte binding"
+        return real(self, label, pipeline, bindings, groups)
+
+    monkeypatch.setattr(Program, "dispatch", checked)
+
+
+@pytest.mark.parametrize("dtype", [np.uint32, np.int32])
+def test_bincount_with_more_bins_than_one_binding(dtype, bindings_within_limit):
+    rng = np.random.default_rng(31)
+    x = rng.integers(0, 5000, 20_003).astype(dtype)  # 5000 bins: 5 windows of 1024
+    w = rng.integers(-5, 5, x.size).astype(np.int32)
+    wf = rng.standard_normal(x.size).astype(np.float32)
+    with binding_limit(4096):
+        np.testing.assert_array_equal(bincount(x).numpy(), np.bincount(x))
+        np.testing.assert_array_equal(bincount(x, minlength=9000).numpy(), np.bincount(x, minlength=9000))
+        np.testing.assert_array_equal(bincount(x, weights=w).numpy(), np.bincount(x, weights=w).astype(np.int32))
+        np.testing.assert_allclose(bincount(x, weights=wf).numpy(), np.bincount(x, weights=wf), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_histogram_with_more_bins_than_one_binding(dtype, bindings_within_limit):
+    x = data(30_001, dtype, seed=33)
+    edges = np.unique(np.concatenate([[-1e6], data(3000, np.float32, seed=34).astype(np.float64) * 3, [1e6]]))
+    with binding_limit(4096):
+        check(x, bins=3000)
+        check(x, bins=2500, range=(-300, 300))
+        check(x, bins=edges)  # uneven edges
+        check(x, bins=np.linspace(-300, 300, 2001), weights=data(30_001, np.int32, seed=35))

@@ -115,8 +115,9 @@ def _bits(value, dt: np.dtype) -> int:
 
 def _record(program: Program, x: Array, weights: Array | None, thresholds: Array, hist: Array,
             nbins: int, mode: int, m: int = 0, lo=0, hi=0, scale: float = 0.0, first: float = 0.0,
-            cells: int = 0) -> None:
-    """Add the histogram steps for all of x (chunk by chunk) to `program`."""
+            cells: int = 0, hist_view: dict | None = None) -> None:
+    """Add the histogram steps for all of x (chunk by chunk) to `program`; the counts go
+    to `hist` (or to the window `hist_view` of it)."""
     dev = program.device
     dt = x.dtype
     wdt = weights.dtype if weights is not None else None
@@ -145,10 +146,54 @@ def _record(program: Program, x: Array, weights: Array | None, thresholds: Array
     for c in chunks(x.size, dt.itemsize, VEC_TILE, dev):
         groups = min(groups_max, -(-c.count // tile))
         params = program.params(c.count, groups, nbins, m, lo_bits, hi_bits, scale_bits, shift_bits, cells)
-        bindings = {0: params, 1: c.view(x), 3: thresholds.buffer, 4: hist.buffer}
+        bindings = {0: params, 1: c.view(x), 3: thresholds.buffer, 4: hist_view or hist.buffer}
         if weights is not None:
             bindings[2] = c.view(weights)
         program.dispatch(label, pipeline, bindings, groups)
+
+
+# -- more bins than one storage binding holds ------------------------------------------
+def _needs_windows(device: Device, nbins: int, nthresholds: int) -> bool:
+    return 4 * max(nbins, nthresholds) > device.max_binding_bytes
+
+
+def _host_key(v, dt: np.dtype) -> int:
+    """The kernels' order-preserving u32 key of v (on the host, to compare thresholds)."""
+    if dt == F32:
+        bits = int(np.array(v, F32).view(np.uint32))
+        bits = 0 if bits == 0x80000000 else bits
+        return (~bits & 0xFFFFFFFF) if bits >> 31 else bits | 0x80000000
+    return int(v) - int(np.iinfo(dt).min)
+
+
+def _below(t, dt: np.dtype):
+    """The largest value of dt below t (in key order: -0.0 and +0.0 are one value), or None."""
+    if dt == F32:
+        return None if np.isneginf(t) else np.nextafter(np.float32(t), np.float32(-np.inf))
+    return None if int(t) == np.iinfo(dt).min else dt.type(int(t) - 1)
+
+
+def _record_windows(program: Program, x: Array, weights: Array | None, thresholds: np.ndarray,
+                    hi, hist: Array) -> None:
+    """A histogram whose bins (or thresholds) do not fit one storage binding: one pass over
+    x per window of bins, each counting only the values of its own bins (binary search over
+    its thresholds) into its window of hist. thresholds[0] is the smallest kept value and
+    thresholds[b] the smallest value of bin b; bins past the thresholds stay empty."""
+    dev, dt = program.device, x.dtype
+    align = dev.storage_offset_alignment // 4
+    per = (dev.max_binding_bytes // 4) // align * align  # window offsets stay aligned
+    if per <= 0:
+        raise ValueError(f"the storage binding limit ({dev.max_binding_bytes} bytes) is too small for a histogram window")
+    total = len(thresholds)
+    for b0 in range(0, total, per):
+        b1 = min(b0 + per, total)
+        lo = thresholds[b0]
+        top = hi if b1 == total else _below(thresholds[b1], dt)
+        if top is None or _host_key(top, dt) < _host_key(lo, dt):
+            continue  # no value of dt falls in these bins
+        view = {"buffer": hist.buffer, "offset": 4 * b0, "size": 4 * (b1 - b0)}
+        _record(program, x, weights, asarray(thresholds[b0:b1]), hist, b1 - b0, MODE_SEARCH,
+                m=b1 - b0 - 1, lo=lo, hi=top, first=float(lo), hist_view=view)
 
 
 # -- edges -> thresholds in the data's dtype ------------------------------------------
@@ -162,6 +207,8 @@ def _ceil_in(e, dt: np.dtype):
             r = np.nextafter(r, np.float32(np.inf))
         return r
     info = np.iinfo(dt)
+    if np.asarray(e).dtype.kind == "f" and not np.isfinite(e):  # an infinite edge (NaN edges numpy refuses)
+        return dt.type(info.min) if e < 0 else None
     v = math.ceil(e) if np.asarray(e).dtype.kind == "f" else int(e)
     if v > info.max:
         return None
@@ -178,6 +225,8 @@ def _floor_in(e, dt: np.dtype):
             r = np.nextafter(r, np.float32(-np.inf))
         return r
     info = np.iinfo(dt)
+    if np.asarray(e).dtype.kind == "f" and not np.isfinite(e):
+        return dt.type(info.max) if e > 0 else None
     v = math.floor(e) if np.asarray(e).dtype.kind == "f" else int(e)
     if v < info.min:
         return None
@@ -258,10 +307,10 @@ def histogram(x, bins=10, range=None, weights=None):
         if not (np.isfinite(range[0]) and np.isfinite(range[1])):
             raise ValueError(f"autodetected range of [{range[0]}, {range[1]}] is not finite")
     edges = np.histogram_bin_edges(np.zeros(0, dt), bins=bins, range=range)
-    nbins = len(edges) - 1
+    nbins = max(len(edges) - 1, 0)  # no edges at all: no bins (numpy returns empty arrays)
     out_dt = U32 if w is None else w.dtype
     hist = empty((nbins,), out_dt, arr.device)
-    limits = _thresholds(edges, dt)
+    limits = _thresholds(edges, dt) if nbins else None
     if arr.size == 0 or nbins == 0 or limits is None:
         return hist, edges
     lo, hi, interior = limits
@@ -271,12 +320,19 @@ def histogram(x, bins=10, range=None, weights=None):
     first, last = float(edges[0]), float(edges[-1])
     # thresholds[0] = lo, then the interior edges
     thresholds = np.concatenate([np.array([lo], dt), interior])
+    if _needs_windows(arr.device, nbins, len(thresholds)):
+        program = Program(arr.device, label="histogram")
+        _record_windows(program, arr, w, thresholds, hi, hist)
+        program.run()
+        return hist, edges
     guide = None if uniform else _guide(thresholds, first, last, nbins)
     cells = 0 if guide is None else len(guide) - 1
     # estimate units (bins or guide cells) per unit of value; capped so that a tiny range
     # does not overflow f32
     units = nbins if uniform else cells
     scale = min(units / (last - first), 3e38) if units and last > first else 0.0
+    if guide is not None and 4 * (len(thresholds) + len(guide)) > arr.device.max_binding_bytes:
+        guide, cells = None, 0  # the search alone (the guide is only a shortcut)
     if guide is not None:
         thresholds = np.concatenate([thresholds, guide.view(dt)])
     program = Program(arr.device, label="histogram")
@@ -308,6 +364,10 @@ def bincount(x, weights=None, minlength: int = 0) -> Array:
     if arr.size == 0:
         return hist
     program = Program(arr.device, label="bincount")
+    if _needs_windows(arr.device, nbins, 0):
+        _record_windows(program, arr, w, np.arange(nbins, dtype=np.int64).astype(arr.dtype), arr.dtype.type(nbins - 1), hist)
+        program.run()
+        return hist
     dummy = empty((4,), arr.dtype, arr.device)  # MODE_DIRECT never reads thresholds
     _record(program, arr, w, dummy, hist, nbins, MODE_DIRECT)
     program.run()
