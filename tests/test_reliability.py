@@ -252,3 +252,23 @@ def test_scan_exclusive_must_be_a_bool():
         with pytest.raises(TypeError, match="exclusive must be True or False"):
             wgprim.ScanPlan(5, np.int32, exclusive=bad)
     np.testing.assert_array_equal(wgprim.scan(np.arange(5, dtype=np.int32), exclusive=np.bool_(True)).numpy(), [0, 0, 1, 3, 6])
+
+
+# -- the command line and the plain install ---------------------------------------------
+def test_version_flag(capsys):
+    from wgprim.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0 and capsys.readouterr().out.strip() == f"wgprim {wgprim.__version__}"
+
+
+def test_plain_install_has_what_wgprim_check_needs():
+    import tomllib
+    from pathlib import Path
+
+    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]
+    names = [d.split(">")[0].split("=")[0].split("[")[0].strip() for d in project["dependencies"]]
+    assert "lark" in names and "matplotlib" not in names
+    assert project["version"] == wgprim.__version__
+    assert "check" in project["optional-dependencies"]  # `pip install wgprim[check]` keeps working

@@ -29,6 +29,7 @@ def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, dict]:
         description="GPU parallel primitives on WebGPU, and tools about the rule that "
         "workgroups cannot synchronize with each other.",
     )
+    parser.add_argument("--version", action="version", version=f"wgprim {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     chosen = next((a for a in argv if not a.startswith("-")), None)
     modules = {}
@@ -44,6 +45,12 @@ def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, dict]:
         module.configure(p)
         modules[name] = module
     return parser, modules
+
+
+def _version() -> str:
+    from wgprim import __version__  # numpy only: no GPU is touched
+
+    return __version__
 
 
 class _Unavailable:
