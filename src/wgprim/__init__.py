@@ -1,7 +1,7 @@
 """wgprim: GPU parallel primitives on WebGPU.
 
 Workgroups cannot synchronize with each other; the only global sync is the end of a
-dispatch. Every primitive here is a chain of dispatches (see DESIGN in the README).
+dispatch. Every primitive here is a chain of dispatches (see "The rule" in the README and docs/design.md).
 """
 from wgprim.array import Array, asarray, empty
 from wgprim.device import get_device, list_adapters, use_adapter

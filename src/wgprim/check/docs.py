@@ -17,12 +17,12 @@ non-uniform control flow. It needs no GPU.
 The rule behind all of them: between workgroups there is no synchronization except the end
 of a dispatch. WebGPU guarantees neither that two workgroups run at the same time nor in
 which order they start, `storageBarrier()` waits for no other workgroup, and atomics are
-indivisible, not ordering. See DESIGN.md, "The rule".
+indivisible, not ordering. See [the design notes](design.md), "The rule".
 
 ## Install and run
 
 ```sh
-pip install 'wgprim[check]'          # the parser uses lark
+pip install wgprim                   # includes lark, the WGSL parser
 wgprim check kernels/                # every .wgsl file under a directory
 wgprim check a.wgsl b.wgsl           # files
 cat a.wgsl | wgprim check -          # standard input
@@ -54,7 +54,7 @@ finding, or on the line before, silences it. A design that deliberately reads an
 workgroup's result within one dispatch should say why next to the suppression.
 
 ```wgsl
-// wgprim: allow(spin-wait) -- bounded by the host-side watchdog, see DESIGN.md
+// wgprim: allow(spin-wait) -- bounded by the host-side watchdog, see docs/design.md
 loop { ... }
 ```
 
@@ -63,6 +63,14 @@ loop { ... }
 ```python
 from wgprim.check import check_source, check_file, WgslSyntaxError
 
+text = \"\"\"
+@group(0) @binding(0) var<storage, read_write> ready: atomic<u32>;
+
+@compute @workgroup_size(64)
+fn main() {
+  while (atomicLoad(&ready) == 0u) {}   // waits for another workgroup: a spin-wait finding
+}
+\"\"\"
 findings = check_source(text, path="kernel.wgsl", select=None, ignore=None)
 for f in findings:
     print(f.format())        # or f.to_dict()
