@@ -120,7 +120,10 @@ def test_arrays_of_two_devices_in_one_call_are_refused_naming_both():
     mask = wgprim.asarray(np.arange(10) % 2 == 0)  # on the process's device
     with pytest.raises(ValueError, match="two devices") as info:
         wgprim.compact(x, mask)
-    assert first.summary in str(info.value)
+    assert first.name in str(info.value) and second.name in str(info.value) and first.name != second.name
+    assert wgprim.cumsum(x).numpy()[-1] == 45  # every input on `second`, as asked: fine
+    with pytest.raises(ValueError, match="same device"):
+        wgprim.ScanPlan(10, np.int32)(np.arange(10, dtype=np.int32), out=wgprim.empty((10,), np.int32, device=second))
 
 
 def test_arrays_and_plans_from_before_use_adapter_name_the_fix(monkeypatch):
@@ -230,6 +233,7 @@ def test_monoid_mistakes_are_the_users_value_errors(combine, identity, says):
         for use in (wgprim.reduce, wgprim.scan):
             use(np.arange(10, dtype=np.int32), m)
     assert says in str(info.value) and "report" not in str(info.value)
+    assert isinstance(info.value, wgprim.WgprimError)  # and a ValueError: the user's to fix
 
 
 def test_monoid_is_checked_once_per_dtype(device, monkeypatch):

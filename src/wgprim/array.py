@@ -133,7 +133,7 @@ def empty(shape, dtype, device: Device | None = None) -> Array:
     shape = (shape,) if np.isscalar(shape) else tuple(shape)
     if not all(isinstance(s, (int, np.integer)) and s >= 0 for s in shape):
         raise ValueError(f"shape must be non-negative integers, got {shape}")
-    check_current(device, "the device given")
+    check_current(device, "the device asked for")
     nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
     # The buffer is rounded up to 16 bytes: that size must fit too.
     if buffer_size_for(nbytes) > device.max_buffer_bytes:

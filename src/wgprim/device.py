@@ -10,8 +10,10 @@ make kernels faster; every kernel also has a path that needs none of them.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import threading
+import weakref
 from dataclasses import dataclass, field
 
 from wgprim.errors import NO_ADAPTER_HELP, NoAdapterError, WgprimError
@@ -56,11 +58,18 @@ class Device:
     # Set when use_adapter() replaced this device: its Arrays and plans are refused with
     # an error that names the fix instead of failing inside wgpu.
     retired: bool = False
+    # Which device this process opened it as (1, 2, ...): names it in errors when two
+    # devices of one adapter meet in a call.
+    number: int = 0
     _caches: dict = field(default_factory=dict, repr=False)
 
     @property
     def summary(self) -> str:
         return self.adapter.summary
+
+    @property
+    def name(self) -> str:
+        return f"device {self.number} ({self.summary})"
 
     @property
     def backend(self) -> str:
@@ -100,6 +109,8 @@ class Device:
 
 
 _current: Device | None = None
+_numbers = itertools.count(1)
+_opened: "weakref.WeakValueDictionary[int, Device]" = weakref.WeakValueDictionary()
 _wanted_adapter: str | None = None
 # Opening the device happens once per process even when many threads start at once.
 _lock = threading.RLock()
@@ -147,11 +158,11 @@ def check_current(device: Device, what: str = "this Array") -> None:
     """Refuse an Array or plan made on a device that use_adapter() has since replaced."""
     check_process()
     if device.retired:
-        now = _current.summary if _current is not None else "another adapter"
+        now = _current.name if _current is not None else "another device"
         raise WgprimError(
-            f"{what} was made on {device.summary}, before use_adapter() switched wgprim to "
-            f"{now}; Arrays and plans belong to the device they were made on. Make it again "
-            f"after use_adapter() (for an Array: wgprim.asarray(old.numpy()) before switching, "
+            f"{what} belongs to {device.name}, which use_adapter() has since replaced by "
+            f"{now}; Arrays and plans stay on the device they were made on. Make it again "
+            f"after use_adapter() (for an Array: wgprim.asarray(a.numpy()) before switching, "
             f"or recompute it)."
         )
 
@@ -186,13 +197,22 @@ def _open(name: str | None) -> Device:
     except Exception as error:
         raise WgprimError(f"could not open a device on {adapter.summary}: {error}") from error
     dev_limits = dict(device.limits)
-    return Device(
+    opened = Device(
         adapter=adapter,
         device=device,
         features=frozenset(device.features),
         limits=dev_limits,
         max_binding_bytes=int(dev_limits["max-storage-buffer-binding-size"]),
+        number=next(_numbers),
     )
+    _opened[id(device)] = opened
+    return opened
+
+
+def device_of(gpu_device) -> Device | None:
+    """The wgprim Device wrapping a wgpu device (None if wgprim did not open it)."""
+    found = _opened.get(id(gpu_device))
+    return found if found is not None and found.device is gpu_device else None
 
 
 def get_device() -> Device:

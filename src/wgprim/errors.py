@@ -10,6 +10,10 @@ class GPUMemoryError(WgprimError, MemoryError):
     """The GPU ran out of memory: the input (or what is still allocated) is too large."""
 
 
+class OperatorError(WgprimError, ValueError):
+    """A user's Monoid is wrong (its WGSL expression or its identity): the user's fix."""
+
+
 class NoAdapterError(WgprimError):
     """No WebGPU adapter could be found on this machine."""
 

@@ -277,8 +277,8 @@ class Program:
             owner = getattr(buffer, "_device", None)
             if owner is not None and owner is not self.device.device:
                 raise ValueError(
-                    f"{label}: inputs live on two devices ({self.device.summary} and "
-                    f"{_summary_of(owner)}): every Array of one call (and the plan running it) "
+                    f"{label}: inputs live on two devices ({self.device.name} and "
+                    f"{_name_of(owner)}): every Array of one call (and the plan running it) "
                     f"must come from the same device. Arrays and plans made before "
                     f"use_adapter() must be made again after it."
                 )
@@ -470,9 +470,11 @@ def batch():
             b.submit()
 
 
-def _summary_of(gpu_device) -> str:
-    adapter = getattr(gpu_device, "adapter", None)
-    return getattr(adapter, "summary", None) or "another device"
+def _name_of(gpu_device) -> str:
+    from wgprim.device import device_of
+
+    owner = device_of(gpu_device)
+    return owner.name if owner is not None else "a device wgprim did not open"
 
 
 class Plan:
@@ -507,6 +509,7 @@ class Plan:
 
     def results(self):
         """The calling thread's result Array(s) (overwritten by its next run)."""
+        check_current(self.device, "this plan")
         state = self._state()
         if state.results is None:
             state.results = self._make_results()

@@ -35,7 +35,7 @@ def check_out(out: Array, shape: tuple, dtype, inputs: tuple = ()) -> Array:
     check_current(out.device, "out")
     for a in inputs:
         if a.device is not out.device:
-            raise ValueError(f"out lives on {out.device.summary} but the input on {a.device.summary}: "
+            raise ValueError(f"out lives on {out.device.name} but an input on {a.device.name}: "
                              "every Array of one call must be on the same device")
     if out.size != int(np.prod(shape, dtype=np.int64)) or out.dtype != np.dtype(dtype):
         raise ValueError(f"out must hold {tuple(shape)} of {np.dtype(dtype)}, got {out.shape} of {out.dtype}")

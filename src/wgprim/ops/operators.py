@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from wgprim.errors import OperatorError
+
 U32, I32, F32, F16 = (np.dtype(t) for t in (np.uint32, np.int32, np.float32, np.float16))
 INTEGER = (U32, I32)
 NUMERIC = (U32, I32, F32, F16)
@@ -36,7 +38,8 @@ class Monoid:
 
     Checked when made (one expression, no comments; a real-number identity) and on first
     use with each dtype (the identity is exactly representable in it; the expression
-    compiles as WGSL on the device, naga's message reported as a ValueError)."""
+    compiles as WGSL on the device, naga's message reported). Mistakes raise OperatorError,
+    a ValueError (and a WgprimError) naming the Monoid."""
 
     combine: str
     identity: float | int
@@ -44,14 +47,14 @@ class Monoid:
 
     def __post_init__(self):
         if not isinstance(self.combine, str) or not self.combine.strip():
-            raise ValueError(f"{self._what()}: combine must be a WGSL expression of `a` and `b`, got {self.combine!r}")
+            raise OperatorError(f"{self._what()}: combine must be a WGSL expression of `a` and `b`, got {self.combine!r}")
         if any(c in self.combine for c in ";{}"):
-            raise ValueError(f"{self._what()}: a combine expression is one WGSL expression of `a` and `b` (no ';', '{{' or '}}')")
+            raise OperatorError(f"{self._what()}: a combine expression is one WGSL expression of `a` and `b` (no ';', '{{' or '}}')")
         if "//" in self.combine or "/*" in self.combine:
-            raise ValueError(f"{self._what()}: the combine expression must not contain a comment ('//' or '/*')")
+            raise OperatorError(f"{self._what()}: the combine expression must not contain a comment ('//' or '/*')")
         real = isinstance(self.identity, (int, float, np.integer, np.floating))
         if not real or isinstance(self.identity, (bool, np.bool_)):
-            raise ValueError(
+            raise OperatorError(
                 f"{self._what()}: identity must be a number (int or float, e.g. 0 or -math.inf), "
                 f"got {self.identity!r}; wgprim writes it in the operand's WGSL type itself"
             )
@@ -73,7 +76,7 @@ class Monoid:
             if dt.kind == "f" and np.isfinite(self.identity) and not np.isfinite(np.array(self.identity).astype(dt)):
                 raise ValueError(f"identity {self.identity!r} overflows {dt}")
         except (ValueError, OverflowError, TypeError) as error:
-            raise ValueError(f"{self._what()} cannot be used with {dt}: {error}") from None
+            raise OperatorError(f"{self._what()} cannot be used with {dt}: {error}") from None
         _VALIDATED.add(key)  # preamble() below resolves this Monoid again
         try:
             code = preamble(self, dt, for_scan=True) + "fn monoid_check() -> A { return combine(identity(), identity()); }\n"
@@ -81,7 +84,7 @@ class Monoid:
         except Exception as error:
             _VALIDATED.discard(key)
             message = str(error).strip()
-            raise ValueError(
+            raise OperatorError(
                 f"{self._what()}: the combine expression does not compile as WGSL for {dt} "
                 f"(operands `a` and `b` of type {WGSL_TYPE[dt]}):\n{message}"
             ) from None
