@@ -126,8 +126,8 @@ def test_arrays_of_two_devices_in_one_call_are_refused_naming_both():
         wgprim.ScanPlan(10, np.int32)(np.arange(10, dtype=np.int32), out=wgprim.empty((10,), np.int32, device=second))
 
 
-def test_arrays_and_plans_from_before_use_adapter_name_the_fix(monkeypatch):
-    old = wgprim.get_device()
+def test_arrays_and_plans_from_before_use_adapter_name_the_fix():
+    old, wanted = wgprim.get_device(), device_module._wanted_adapter
     x = wgprim.asarray(np.arange(10, dtype=np.int32))
     plan = wgprim.ReducePlan(10, np.int32, "sum")
     try:
@@ -136,9 +136,10 @@ def test_arrays_and_plans_from_before_use_adapter_name_the_fix(monkeypatch):
             with pytest.raises(WgprimError, match="use_adapter"):
                 use()
         assert wgprim.sum(np.arange(10, dtype=np.int32)).item() == 45  # the new device works
-    finally:
-        monkeypatch.setattr(device_module, "_current", old)  # the session's device again
+    finally:  # the session's device again, for the tests that follow
+        device_module._current, device_module._wanted_adapter = old, wanted
         old.retired = False
+    assert wgprim.get_device() is old
 
 
 # -- fork ------------------------------------------------------------------------------

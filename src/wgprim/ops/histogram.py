@@ -173,26 +173,27 @@ def _below(t, dt: np.dtype):
     return None if int(t) == np.iinfo(dt).min else dt.type(int(t) - 1)
 
 
-def _record_windows(program: Program, x: Array, weights: Array | None, thresholds: np.ndarray,
+def _record_windows(program: Program, x: Array, weights: Array | None, total: int, thresholds,
                     hi, hist: Array) -> None:
     """A histogram whose bins (or thresholds) do not fit one storage binding: one pass over
     x per window of bins, each counting only the values of its own bins (binary search over
-    its thresholds) into its window of hist. thresholds[0] is the smallest kept value and
-    thresholds[b] the smallest value of bin b; bins past the thresholds stay empty."""
+    its thresholds) into its window of hist. `thresholds(b0, b1)` gives thresholds b0..b1-1
+    of `total` (a numpy array of x's dtype): thresholds[0] is the smallest kept value and
+    thresholds[b] the smallest value of bin b; bins past `total` stay empty."""
     dev, dt = program.device, x.dtype
     align = dev.storage_offset_alignment // 4
     per = (dev.max_binding_bytes // 4) // align * align  # window offsets stay aligned
     if per <= 0:
         raise ValueError(f"the storage binding limit ({dev.max_binding_bytes} bytes) is too small for a histogram window")
-    total = len(thresholds)
     for b0 in range(0, total, per):
         b1 = min(b0 + per, total)
-        lo = thresholds[b0]
-        top = hi if b1 == total else _below(thresholds[b1], dt)
+        window = thresholds(b0, b1)
+        lo = window[0]
+        top = hi if b1 == total else _below(thresholds(b1, b1 + 1)[0], dt)
         if top is None or _host_key(top, dt) < _host_key(lo, dt):
             continue  # no value of dt falls in these bins
         view = {"buffer": hist.buffer, "offset": 4 * b0, "size": 4 * (b1 - b0)}
-        _record(program, x, weights, asarray(thresholds[b0:b1]), hist, b1 - b0, MODE_SEARCH,
+        _record(program, x, weights, asarray(window), hist, b1 - b0, MODE_SEARCH,
                 m=b1 - b0 - 1, lo=lo, hi=top, first=float(lo), hist_view=view)
 
 
@@ -322,7 +323,7 @@ def histogram(x, bins=10, range=None, weights=None):
     thresholds = np.concatenate([np.array([lo], dt), interior])
     if _needs_windows(arr.device, nbins, len(thresholds)):
         program = Program(arr.device, label="histogram")
-        _record_windows(program, arr, w, thresholds, hi, hist)
+        _record_windows(program, arr, w, len(thresholds), lambda b0, b1: thresholds[b0:b1], hi, hist)
         program.run()
         return hist, edges
     guide = None if uniform else _guide(thresholds, first, last, nbins)
@@ -365,7 +366,9 @@ def bincount(x, weights=None, minlength: int = 0) -> Array:
         return hist
     program = Program(arr.device, label="bincount")
     if _needs_windows(arr.device, nbins, 0):
-        _record_windows(program, arr, w, np.arange(nbins, dtype=np.int64).astype(arr.dtype), arr.dtype.type(nbins - 1), hist)
+        # bin b holds the value b: thresholds b0..b1-1 are those values
+        _record_windows(program, arr, w, nbins, lambda b0, b1: np.arange(b0, b1).astype(arr.dtype),
+                        arr.dtype.type(nbins - 1), hist)
         program.run()
         return hist
     dummy = empty((4,), arr.dtype, arr.device)  # MODE_DIRECT never reads thresholds
