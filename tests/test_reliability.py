@@ -277,3 +277,39 @@ def test_plain_install_has_what_wgprim_check_needs():
     assert "lark" in names and "matplotlib" not in names
     assert project["version"] == wgprim.__version__
     assert "check" in project["optional-dependencies"]  # `pip install wgprim[check]` keeps working
+
+
+FORK_BEFORE_GPU_USE = """
+import multiprocessing, sys
+import numpy as np
+import wgprim
+
+def child(queue):
+    queue.put(int(wgprim.sum(np.arange(10, dtype=np.uint32)).item()))
+
+if __name__ == "__main__":
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    p = ctx.Process(target=child, args=(queue,))
+    p.start()
+    p.join(120)
+    if p.is_alive():
+        p.kill()
+        sys.exit("hung")
+    print(queue.get(timeout=10))
+    print(int(wgprim.sum(np.arange(5, dtype=np.uint32)).item()))  # the parent, after the fork
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no fork on Windows")
+def test_child_forked_before_any_gpu_use_opens_its_own_device(tmp_path):
+    import os
+    import subprocess
+    from pathlib import Path
+
+    script = tmp_path / "fork_first.py"
+    script.write_text(FORK_BEFORE_GPU_USE)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(wgprim.__file__).parents[1]), os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=240, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["45", "10"]

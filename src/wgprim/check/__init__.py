@@ -4,7 +4,7 @@
     for finding in check_source(open("kernel.wgsl").read(), "kernel.wgsl"):
         print(finding.format())
 
-The parser needs lark (`pip install 'wgprim[check]'`); it is imported on first use.
+The parser uses lark (a dependency of wgprim), imported on first use.
 """
 from __future__ import annotations
 

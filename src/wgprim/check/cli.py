@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     if importlib.util.find_spec("lark") is None:
-        print("wgprim check needs the lark parser: pip install 'wgprim[check]'", file=sys.stderr)
+        print("wgprim check needs the lark parser, a dependency of wgprim: pip install lark (or pip install 'wgprim[check]')", file=sys.stderr)
         return 2
 
     from .core import check_source, selected_rules
