@@ -313,3 +313,11 @@ def test_child_forked_before_any_gpu_use_opens_its_own_device(tmp_path):
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=240, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["45", "10"]
+
+
+def test_pool_bound_can_be_set_from_the_environment(device, monkeypatch):
+    from wgprim.program import default_pool_bytes
+
+    assert default_pool_bytes(device) == device.max_buffer_bytes
+    monkeypatch.setenv("WGPRIM_POOL_MB", "64")
+    assert default_pool_bytes(device) == 64 * 2**20

@@ -92,15 +92,14 @@ def _probe_subgroups(device: Device) -> bool:
     return bool(np.all(np.frombuffer(device.device.queue.read_buffer(out), np.uint32) == 1))
 
 
-def _default_pool_bytes() -> int:
+def default_pool_bytes(device: Device) -> int:
+    """How many bytes of free temporaries the shared pool keeps for reuse: as much as the
+    device's largest buffer (enough for the temporaries of a large call to be reused by the
+    next one), or WGPRIM_POOL_MB. Past it the least recently returned buffers are destroyed:
+    one-shot calls on inputs of many lengths would otherwise keep every length's
+    temporaries alive forever."""
     mib = os.environ.get("WGPRIM_POOL_MB")
-    return int(float(mib) * 2**20) if mib else POOL_BYTES
-
-
-# Free temporaries kept for reuse, in bytes (WGPRIM_POOL_MB overrides). Past it the least
-# recently returned buffers are destroyed: one-shot calls on inputs of many lengths would
-# otherwise keep every length's temporaries alive forever.
-POOL_BYTES = 512 * 2**20
+    return int(float(mib) * 2**20) if mib else device.max_buffer_bytes
 
 
 class BufferPool:
@@ -161,7 +160,7 @@ def pool(device: Device) -> BufferPool:
     """The device's shared pool of temporaries (for one-shot calls)."""
     cache = device.cache("pool")
     if "pool" not in cache:
-        cache["pool"] = BufferPool(device, _default_pool_bytes())
+        cache["pool"] = BufferPool(device, default_pool_bytes(device))
     return cache["pool"]
 
 
