@@ -20,12 +20,17 @@ struct Params {
   exclusive: u32,    // 1: exclusive scan (starts from the identity)
   uniform_rows: u32, // rows: 1 = segment s is [s * length, (s + 1) * length)
   groups: u32,       // workgroups with work
+  splits: u32,       // columns: pieces the axis is cut into (their totals scanned apart)
+  chunk: u32,        // columns: positions per piece
+  has_prefix: u32,   // columns: 1 = piece (o, s, c) starts from piece_prefix
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> src: array<T>;
 @group(0) @binding(2) var<storage, read_write> dst: array<T>;
 @group(0) @binding(3) var<storage, read> offsets: array<u32>;
+@group(0) @binding(4) var<storage, read_write> piece_totals: array<T>;
+@group(0) @binding(5) var<storage, read> piece_prefix: array<T>;
 
 var<workgroup> lanes: array<T, WG>;
 
@@ -33,23 +38,57 @@ fn group_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 
+// Piece g = (o * splits + s) * inner + c of the columns: positions [s * chunk, ...) of
+// column (o, c). Returns (first index, last position, stride) or stride 0 past the end.
+fn piece(g: u32) -> vec4<u32> {
+  let inner = params.inner;
+  if (g >= params.outer * params.splits * inner) {
+    return vec4<u32>(0u);
+  }
+  let c = g % inner;
+  let r = g / inner;
+  let s = r % params.splits;
+  let o = r / params.splits;
+  let first = s * params.chunk;
+  let last = min(first + params.chunk, params.length);
+  return vec4<u32>(o * params.length * inner + c, first, last, inner);
+}
+
+// Long axes with few columns: first the total of every piece (scanned by a later
+// dispatch), then scan_columns starts each piece from its prefix. Also keeps the walk
+// of one invocation short.
+@compute @workgroup_size(WG)
+fn column_piece_totals(@builtin(workgroup_id) wid: vec3<u32>,
+                       @builtin(num_workgroups) nwg: vec3<u32>,
+                       @builtin(local_invocation_index) t: u32) {
+  let g = group_index(wid, nwg) * WG + t;
+  let p = piece(g);
+  if (p.w == 0u) {
+    return;
+  }
+  var acc = identity();
+  for (var l = p.y; l < p.z; l++) {
+    acc = combine(acc, src[p.x + l * p.w]);
+  }
+  piece_totals[g] = acc;
+}
+
 @compute @workgroup_size(WG)
 fn scan_columns(@builtin(workgroup_id) wid: vec3<u32>,
                 @builtin(num_workgroups) nwg: vec3<u32>,
                 @builtin(local_invocation_index) t: u32) {
   let g = group_index(wid, nwg) * WG + t;
-  let inner = params.inner;
-  if (g >= params.outer * inner) {
+  let p = piece(g);
+  if (p.w == 0u) {
     return;
   }
-  let c = g % inner;
-  let o = g / inner;
-  let base = o * params.length * inner + c;
   var acc = identity();
-  for (var l = 0u; l < params.length; l++) {
-    let i = base + l * inner;
-    let x = src[i];
-    let next = combine(acc, x);
+  if (params.has_prefix == 1u) {
+    acc = piece_prefix[g];
+  }
+  for (var l = p.y; l < p.z; l++) {
+    let i = p.x + l * p.w;
+    let next = combine(acc, src[i]);
     dst[i] = select(next, acc, params.exclusive == 1u);
     acc = next;
   }

@@ -30,6 +30,7 @@ WG = 256
 ROW_MIN = 64  # shortest row worth a whole workgroup
 BUSY_INVOCATIONS = 1 << 19  # enough parallel work to fill a large GPU (an H200 keeps ~270k resident)
 MIN_PIECE = 64  # shortest piece of a split axis
+MAX_WALK = 4096  # longest walk of one invocation in a column scan (llvmpipe stops loops at 65535)
 
 
 def normalize_axis(axis, ndim: int) -> int:
@@ -156,7 +157,7 @@ class AxisScanner:
 
     def __init__(self, device, dt: np.dtype, op):
         operators.resolve(op, dt, for_scan=True)
-        self.device = device
+        self.device, self.dt = device, dt
         self.preamble = operators.preamble(op, dt, for_scan=True)
 
     def _pipe(self, entry: str):
@@ -167,15 +168,32 @@ class AxisScanner:
         if inner == 1:
             self.record_rows(p, src, dst, outer, exclusive, length=length)
             return
-        groups = -(-(outer * inner) // WG)
-        params = p.params(outer, length, inner, int(exclusive), 0, groups)
-        p.dispatch("scan columns", self._pipe("scan_columns"), {0: params, 1: src.buffer, 2: dst.buffer}, groups)
+        splits = builtins.max(-(-length // MAX_WALK), _splits(outer * inner, length))
+        chunk = -(-length // splits)
+        splits = -(-length // chunk)
+        groups = -(-(outer * splits * inner) // WG)
+        unused = p.temp(16)
+        if splits == 1:
+            params = p.params(outer, length, inner, int(exclusive), 0, groups, 1, length, 0)
+            p.dispatch("scan columns", self._pipe("scan_columns"),
+                       {0: params, 1: src.buffer, 2: dst.buffer, 5: unused}, groups)
+            return
+        # Piece totals -> their exclusive scan along the pieces -> each piece from its prefix.
+        nbytes = outer * splits * inner * self.dt.itemsize
+        totals = Array(p.temp(nbytes), self.dt, (outer * splits * inner,), self.device)
+        prefix = Array(p.temp(nbytes), self.dt, (outer * splits * inner,), self.device)
+        params = p.params(outer, length, inner, int(exclusive), 0, groups, splits, chunk, 1)
+        p.dispatch("scan column pieces", self._pipe("column_piece_totals"),
+                   {0: params, 1: src.buffer, 4: totals.buffer}, groups)
+        self.record_view(p, totals, prefix, outer, splits, inner, exclusive=True)
+        p.dispatch("scan columns", self._pipe("scan_columns"),
+                   {0: params, 1: src.buffer, 2: dst.buffer, 5: prefix.buffer}, groups)
 
     def record_rows(self, p: Program, src: Array, dst: Array, segments: int, exclusive: bool,
                     length: int = 0, offsets=None) -> None:
         uniform = offsets is None
         offsets = p.temp(16) if uniform else offsets
-        params = p.params(segments, length, 1, int(exclusive), int(uniform), segments)
+        params = p.params(segments, length, 1, int(exclusive), int(uniform), segments, 1, 0, 0)
         p.dispatch("scan rows", self._pipe("scan_rows"),
                    {0: params, 1: src.buffer, 2: dst.buffer, 3: offsets}, segments)
 
