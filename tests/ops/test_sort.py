@@ -230,8 +230,8 @@ def test_errors():
             argsort(bad)
     with pytest.raises(TypeError):
         sort_pairs(np.zeros(4, np.uint32), np.zeros(4, np.int64))
-    with pytest.raises(ValueError, match="one-dimensional"):
-        sort(np.zeros((2, 3), np.float32))
+    with pytest.raises(NotImplementedError, match="last axis"):  # n-D sorts go along the last axis
+        sort(np.zeros((2, 3), np.float32), axis=0)
     with pytest.raises(ValueError, match="one-dimensional"):
         argsort(np.float32(1.0))
     with pytest.raises(ValueError, match="differ in length"):

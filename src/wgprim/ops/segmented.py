@@ -161,7 +161,7 @@ class SegmentSorter:
         p.dispatch(f"segment sort P={P}", _pipe(self.device, "sort_small", P), {
             0: params, 1: self.keys.buffer, 2: vals_in.buffer if vals_in is not None else dummy,
             3: offsets if offsets is not None else dummy, 4: seg_list if seg_list is not None else dummy,
-            5: keys_out.buffer, 6: vals_out.buffer if vals_out is not None else dummy,
+            5: keys_out.buffer, 6: vals_out.buffer if vals_out is not None else p.temp(16),
         }, groups)
 
     def sort_long(self, region: Array, vals_region, keys_out: Array, vals_out, rel_offsets: np.ndarray | None,
@@ -189,7 +189,7 @@ class SegmentSorter:
             0: program.params(slots, length, int(uniform), self.mode, self.value_mode, 0, groups, n),
             1: region.buffer, 2: vals_region.buffer if vals_region is not None else dummy,
             3: order.buffer, 4: perm.buffer, 5: keys_out.buffer,
-            6: vals_out.buffer if vals_out is not None else dummy, 7: seg_ids.buffer, 8: offs.buffer}, groups)
+            6: vals_out.buffer if vals_out is not None else program.temp(16), 7: seg_ids.buffer, 8: offs.buffer}, groups)
         program.run()
 
 
@@ -282,3 +282,54 @@ def _sort_region(sorter: SegmentSorter, k: Array, v, keys_out: Array, vals_out, 
         _copy(dev, out_k, keys_out, 0, first, n)
         if v is not None:
             _copy(dev, out_v, vals_out, 0, first, n)
+
+
+# -- the axis= form of sort, argsort and sort_pairs ------------------------------------
+def numpy_options(kind=None, order=None) -> None:
+    """numpy's sort options that wgprim does not take: NotImplementedError naming ours."""
+    if kind is not None:
+        raise NotImplementedError(f"kind={kind!r} is not supported: wgprim's sort is always stable; "
+                                  "choose the algorithm with method='radix' or 'bitonic' (stable=True/False accepted)")
+    if order is not None:
+        raise NotImplementedError("order= (structured arrays) is not supported: sort keys are uint32, int32 or float32")
+
+
+def sort_axis(what: str, x, axis, descending: bool, method: str, values=None):
+    """sort / argsort / sort_pairs of an n-D `x` along `axis` (None: flattened).
+    Only the last axis of an n-D array is supported (rows are segments of equal length)."""
+    from wgprim.ops import sort as sort_ops
+
+    if method not in sort_ops.METHODS:
+        raise ValueError(f"unknown sort method {method!r}; methods: {', '.join(sort_ops.METHODS)}")
+    arr = as_input(x, SORT_KEY_DTYPES)
+    vals = None
+    if what == "pairs":
+        vals = as_input(values, SORT_KEY_DTYPES)
+        if vals.shape != arr.shape:
+            raise ValueError(f"keys and values differ in shape: {arr.shape} and {vals.shape}")
+    if axis is None or arr.ndim <= 1:
+        flat = arr.ravel()
+        if axis is not None and arr.ndim == 1:
+            from wgprim.ops.axis import normalize_axis
+
+            normalize_axis(axis, 1)
+        if what == "keys":
+            return sort_ops.sort(flat, descending=descending, method=method)
+        if what == "argsort":
+            return sort_ops.argsort(flat, descending=descending)
+        return sort_ops.sort_pairs(flat, vals.ravel(), descending=descending)
+    from wgprim.ops.axis import normalize_axis
+
+    ax = normalize_axis(axis, arr.ndim)
+    if ax != arr.ndim - 1:
+        raise NotImplementedError(f"sorting along axis {axis} of a {arr.ndim}-D array: only the last axis "
+                                  "(axis=-1) or axis=None are supported; move the axis last on the host")
+    length = arr.shape[-1]
+    mode = {"keys": VALUES_NONE, "argsort": VALUES_POSITION, "pairs": VALUES_GATHER}[what]
+    keys_out, vals_out = sort_rows(arr.ravel(), length, descending, mode, vals.ravel() if vals is not None else None)
+    shape = arr.shape
+    if what == "keys":
+        return keys_out.reshape(shape)
+    if what == "argsort":
+        return vals_out.reshape(shape)
+    return keys_out.reshape(shape), vals_out.reshape(shape)
