@@ -72,7 +72,7 @@ def test_segment_reduce(case, op, rng):
     np.testing.assert_array_equal(got, np.array([ref(x[a:b]) for a, b in pieces(offsets)]).astype(got.dtype))
 
 
-@pytest.mark.parametrize("case", CASES, ids=str)
+@pytest.mark.parametrize("case", CASES + [(300_000, 3, 120_000, 2, 1)], ids=str)
 def test_segment_scan(case, rng):
     n, count, longest, lead, tail = case
     x = random_values(rng, n, np.int32)
@@ -109,3 +109,24 @@ def test_offsets_are_validated():
     assert wgprim.segment_reduce(x, [4]).shape == (0,)
     np.testing.assert_array_equal(wgprim.segment_sort(np.arange(5, 0, -1, dtype=np.int32), [2, 2]).numpy(),
                                   [5, 4, 3, 2, 1])
+
+
+def test_non_commutative_scan_keeps_order_in_pieces_and_columns(rng):
+    # "last non-zero so far": associative, not commutative; long segments are cut into
+    # pieces, long columns too.
+    last = wgprim.Monoid("select(a, b, b != 0u)", identity=0)
+
+    def ref_last(x):
+        idx = np.where(x != 0, np.arange(x.size), 0)
+        out = x[np.maximum.accumulate(idx)]
+        out[: np.argmax(x != 0) if x.any() else x.size] = 0
+        return out
+
+    x = (rng.integers(0, 3, 200_000) * (rng.random(200_000) < 0.001)).astype(np.uint32)
+    offsets = [0, 5, 70_000, 200_000]
+    got = wgprim.segment_scan(x, offsets, last).numpy()
+    ref = np.concatenate([ref_last(x[a:b]) for a, b in pieces(np.array(offsets))])
+    np.testing.assert_array_equal(got, ref)
+    y = x[:150_000].reshape(50_000, 3)
+    got = wgprim.scan(y, last, axis=0).numpy()
+    np.testing.assert_array_equal(got, np.stack([ref_last(y[:, c]) for c in range(3)], axis=1))

@@ -22,7 +22,7 @@ struct Params {
   groups: u32,       // workgroups with work
   splits: u32,       // columns: pieces the axis is cut into (their totals scanned apart)
   chunk: u32,        // columns: positions per piece
-  has_prefix: u32,   // columns: 1 = piece (o, s, c) starts from piece_prefix
+  has_prefix: u32,   // 1 = piece (o, s, c) / segment s starts from piece_prefix
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -101,17 +101,16 @@ fn segment_bounds(seg: u32) -> vec2<u32> {
   return vec2<u32>(offsets[seg], offsets[seg + 1u]);
 }
 
-@compute @workgroup_size(WG)
-fn scan_rows(@builtin(workgroup_id) wid: vec3<u32>,
-             @builtin(num_workgroups) nwg: vec3<u32>,
-             @builtin(local_invocation_index) t: u32) {
-  let seg = group_index(wid, nwg);
-  if (seg >= params.groups) {
-    return;
-  }
+// Scan segment `seg` from `carry`; writes dst unless totals_only; returns its total.
+// Long segments are cut into pieces (ops/axis.py): the pieces' totals first
+// (row_piece_totals), their exclusive scan per segment, then each piece from its prefix.
+fn scan_segment(seg: u32, t: u32, totals_only: bool) -> T {
   let bounds = segment_bounds(seg);
   let exclusive = params.exclusive == 1u;
   var carry = identity();
+  if (params.has_prefix == 1u) {
+    carry = piece_prefix[seg];
+  }
   for (var tile = bounds.x; tile < bounds.y; tile += WG * ITEMS) {
     // This invocation's ITEMS consecutive elements, scanned in registers.
     let first = tile + t * ITEMS;
@@ -144,14 +143,42 @@ fn scan_rows(@builtin(workgroup_id) wid: vec3<u32>,
     }
     let tile_total = lanes[WG - 1u];
     workgroupBarrier();  // lanes is rewritten by the next tile
-    for (var k = 0u; k < ITEMS; k++) {
-      let i = first + k;
-      let next = combine(prefix, items[k]);
-      if (i < bounds.y) {
-        dst[i] = select(next, prefix, exclusive);
+    if (!totals_only) {
+      for (var k = 0u; k < ITEMS; k++) {
+        let i = first + k;
+        let next = combine(prefix, items[k]);
+        if (i < bounds.y) {
+          dst[i] = select(next, prefix, exclusive);
+        }
+        prefix = next;
       }
-      prefix = next;
     }
     carry = combine(carry, tile_total);
+  }
+  return carry;
+}
+
+@compute @workgroup_size(WG)
+fn scan_rows(@builtin(workgroup_id) wid: vec3<u32>,
+             @builtin(num_workgroups) nwg: vec3<u32>,
+             @builtin(local_invocation_index) t: u32) {
+  let seg = group_index(wid, nwg);
+  if (seg >= params.groups) {
+    return;
+  }
+  scan_segment(seg, t, false);
+}
+
+@compute @workgroup_size(WG)
+fn row_piece_totals(@builtin(workgroup_id) wid: vec3<u32>,
+                    @builtin(num_workgroups) nwg: vec3<u32>,
+                    @builtin(local_invocation_index) t: u32) {
+  let seg = group_index(wid, nwg);
+  if (seg >= params.groups) {
+    return;
+  }
+  let total = scan_segment(seg, t, true);
+  if (t == 0u) {
+    piece_totals[seg] = total;
   }
 }

@@ -30,6 +30,7 @@ WG = 256
 ROW_MIN = 64  # shortest row worth a whole workgroup
 BUSY_INVOCATIONS = 1 << 19  # enough parallel work to fill a large GPU (an H200 keeps ~270k resident)
 MIN_PIECE = 64  # shortest piece of a split axis
+ROW_PIECE = 1 << 15  # longest piece of a segment one workgroup scans when segments are few
 MAX_WALK = 4096  # longest walk of one invocation in a column scan (llvmpipe stops loops at 65535)
 
 
@@ -190,12 +191,50 @@ class AxisScanner:
                    {0: params, 1: src.buffer, 2: dst.buffer, 5: prefix.buffer}, groups)
 
     def record_rows(self, p: Program, src: Array, dst: Array, segments: int, exclusive: bool,
-                    length: int = 0, offsets=None) -> None:
+                    length: int = 0, offsets=None, host_offsets=None) -> None:
+        """Scan every segment: rows of `length`, or CSR `offsets` (a u32 GPU buffer, with
+        `host_offsets` the same values on the host). Few long segments are cut into
+        pieces of ROW_PIECE so that every workgroup of the GPU has work."""
         uniform = offsets is None
+        if host_offsets is None and uniform:
+            host_offsets = np.arange(segments + 1, dtype=np.int64) * length
+        bounds = np.asarray(host_offsets, dtype=np.int64)
+        longest = int(np.diff(bounds).max()) if segments else 0
+        if longest > ROW_PIECE and segments * WG < BUSY_INVOCATIONS:
+            self._record_pieces(p, src, dst, bounds, exclusive)
+            return
         offsets = p.temp(16) if uniform else offsets
-        params = p.params(segments, length, 1, int(exclusive), int(uniform), segments, 1, 0, 0)
-        p.dispatch("scan rows", self._pipe("scan_rows"),
-                   {0: params, 1: src.buffer, 2: dst.buffer, 3: offsets}, segments)
+        self._rows(p, "scan rows", "scan_rows", src, dst, segments, exclusive, length, offsets)
+
+    def _rows(self, p, label, entry, src, dst, segments, exclusive, length, offsets, prefix=None, totals=None):
+        params = p.params(segments, length, 1, int(exclusive), int(length > 0), segments, 1, 0, int(prefix is not None))
+        bind = {0: params, 1: src.buffer, 2: dst.buffer if dst is not None else p.temp(16), 3: offsets,
+                5: prefix if prefix is not None else p.temp(16)}
+        if totals is not None:  # row_piece_totals writes the totals (scan_rows does not bind them)
+            bind[4] = totals
+        p.dispatch(label, self._pipe(entry), bind, segments)
+
+    def _record_pieces(self, p: Program, src: Array, dst: Array, bounds: np.ndarray, exclusive: bool) -> None:
+        starts = [np.arange(a, b, ROW_PIECE) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+        edges = np.unique(np.concatenate(starts + [bounds]))
+        pieces = edges.size - 1
+        first_piece = np.searchsorted(edges, bounds)  # each segment's pieces, as CSR offsets over pieces
+        edges_gpu, groups_gpu = _upload_temp(p, edges), _upload_temp(p, first_piece)
+        nbytes = pieces * self.dt.itemsize
+        totals = Array(p.temp(nbytes), self.dt, (pieces,), self.device)
+        prefix = Array(p.temp(nbytes), self.dt, (pieces,), self.device)
+        self._rows(p, "scan row pieces", "row_piece_totals", src, None, pieces, False, 0, edges_gpu,
+                   totals=totals.buffer)
+        self.record_rows(p, totals, prefix, bounds.size - 1, True, offsets=groups_gpu, host_offsets=first_piece)
+        self._rows(p, "scan rows", "scan_rows", src, dst, pieces, exclusive, 0, edges_gpu, prefix=prefix.buffer)
+
+
+def _upload_temp(p: Program, values: np.ndarray):
+    """A temporary u32 buffer of the Program holding `values` (written before it runs)."""
+    data = np.ascontiguousarray(values, dtype=np.uint32)
+    buffer = p.temp(data.nbytes)
+    p.device.device.queue.write_buffer(buffer, 0, data)
+    return buffer
 
 
 def scan_axis(arr: Array, op, axis, exclusive: bool) -> Array:

@@ -112,7 +112,8 @@ def segment_scan(x, offsets, op="sum", exclusive: bool = False) -> Array:
         return out
     _check_binding(arr)
     program = Program(arr.device, label="segment scan")
-    scanner.record_rows(program, arr, out, segments, bool(exclusive), offsets=_upload_u32(arr.device, offs).buffer)
+    offs_gpu = _upload_u32(arr.device, offs)
+    scanner.record_rows(program, arr, out, segments, bool(exclusive), offsets=offs_gpu.buffer, host_offsets=offs)
     program.run()
     return out
 
