@@ -156,3 +156,14 @@ def test_sort_options():
         wgprim.argsort(x, order="f")
     with pytest.raises(TypeError):
         wgprim.sort(x, -1)  # options are keyword-only
+
+
+def test_float16_along_axes(rng, device):
+    if not device.has_f16:
+        pytest.skip("no shader-f16 on this adapter")
+    x = rng.standard_normal((30, 40)).astype(np.float16)
+    x[3, 4] = np.nan
+    for ax in (0, 1):
+        for op in ("min", "max", "argmin", "argmax"):
+            check(x, op, ax, wgprim.reduce(x, op, axis=ax).numpy())
+        np.testing.assert_array_equal(wgprim.scan(x, "max", axis=ax).numpy(), np.maximum.accumulate(x, axis=ax))
