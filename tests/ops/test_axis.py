@@ -148,8 +148,6 @@ def test_sort_along_last_axis(shape, dtype, rng):
 
 def test_sort_options():
     x = np.zeros((2, 3), np.float32)
-    with pytest.raises(NotImplementedError, match="last axis"):
-        wgprim.sort(x, axis=0)
     with pytest.raises(NotImplementedError, match="method="):
         wgprim.sort(x, kind="quicksort")
     with pytest.raises(NotImplementedError, match="order="):
@@ -167,3 +165,16 @@ def test_float16_along_axes(rng, device):
         for op in ("min", "max", "argmin", "argmax"):
             check(x, op, ax, wgprim.reduce(x, op, axis=ax).numpy())
         np.testing.assert_array_equal(wgprim.scan(x, "max", axis=ax).numpy(), np.maximum.accumulate(x, axis=ax))
+
+
+@pytest.mark.parametrize("shape", [(7, 5), (300, 3), (4, 5, 6), (3, 2500, 2)], ids=str)
+def test_sort_along_any_axis(shape, rng):
+    x = rng.integers(-5, 5, shape).astype(np.float32)
+    x.flat[::7] = np.nan
+    vals = np.arange(x.size, dtype=np.uint32).reshape(shape)
+    for ax in range(-len(shape), len(shape)):
+        np.testing.assert_array_equal(wgprim.sort(x, axis=ax).numpy(), np.sort(x, axis=ax))
+        order = np.argsort(x, axis=ax, kind="stable")
+        np.testing.assert_array_equal(wgprim.argsort(x, axis=ax).numpy(), order)
+        k, v = wgprim.sort_pairs(x, vals, axis=ax)
+        np.testing.assert_array_equal(v.numpy(), np.take_along_axis(vals, order, ax))

@@ -61,9 +61,20 @@ def test_topk_errors():
     x = np.zeros((3, 4), np.float32)
     with pytest.raises(ValueError, match="out of range"):
         wgprim.topk(x, 5)
-    with pytest.raises(NotImplementedError, match="last axis"):
-        wgprim.topk(x, 1, axis=0)
+    with pytest.raises(ValueError, match="out of range"):
+        wgprim.topk(x, 4, axis=0)
     with pytest.raises(TypeError):
         wgprim.topk(np.zeros(4, np.float64), 1)
     v, i = wgprim.topk(x, 0)
     assert v.shape == (3, 0) and i.dtype == np.uint32
+
+
+def test_topk_along_any_axis(rng):
+    x = rng.integers(0, 9, (6, 40, 5)).astype(np.int32)
+    for ax in (0, 1, -3):
+        for largest in (True, False):
+            v, i = wgprim.topk(x, 3, axis=ax, largest=largest)
+            moved = np.moveaxis(x, ax, -1)
+            idx = np.moveaxis(reference(moved, 3, largest), -1, ax)
+            np.testing.assert_array_equal(i.numpy(), idx)
+            np.testing.assert_array_equal(v.numpy(), np.take_along_axis(x, idx, ax))

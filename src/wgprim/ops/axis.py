@@ -270,3 +270,22 @@ def scan_entry(x, op, axis, exclusive: bool) -> Array:
     from wgprim.ops.common import as_input
 
     return scan_axis(as_input(x, operators.NUMERIC), op, axis, bool(exclusive))
+
+
+def move_axis(arr: Array, axis: int, back: bool = False, shape: tuple | None = None) -> Array:
+    """`arr` (32-bit elements) with `axis` moved to the end, on the GPU
+    (kernels/move_axis.wgsl). back=True: the inverse, `arr` being the moved array and
+    `shape` the original one. Sorts and top-k along a middle axis work on rows."""
+    shape = arr.shape if shape is None else tuple(shape)
+    outer, length, inner = split_shape(shape, axis)
+    moved = shape[:axis] + shape[axis + 1:] + (length,)
+    out = empty(shape if back else moved, arr.dtype, arr.device)
+    if arr.size == 0:
+        return out
+    _check_binding(arr)
+    p = Program(arr.device, label="move axis")
+    groups = -(-arr.size // WG)
+    pipe = get_pipeline(arr.device, "move_axis", "", "move_axis_back" if back else "move_axis_last", {"WG": WG})
+    p.dispatch("move axis", pipe, {0: p.params(outer, length, inner, arr.size), 1: arr.buffer, 2: out.buffer}, groups)
+    p.run()
+    return out

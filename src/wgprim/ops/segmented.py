@@ -296,8 +296,9 @@ def numpy_options(kind=None, order=None) -> None:
 
 
 def sort_axis(what: str, x, axis, descending: bool, method: str, values=None):
-    """sort / argsort / sort_pairs of an n-D `x` along `axis` (None: flattened).
-    Only the last axis of an n-D array is supported (rows are segments of equal length)."""
+    """sort / argsort / sort_pairs of an n-D `x` along `axis` (None: flattened): rows of
+    the last axis are segments of equal length; another axis is moved last on the GPU
+    first (and back after)."""
     from wgprim.ops import sort as sort_ops
 
     if method not in sort_ops.METHODS:
@@ -319,18 +320,20 @@ def sort_axis(what: str, x, axis, descending: bool, method: str, values=None):
         if what == "argsort":
             return sort_ops.argsort(flat, descending=descending)
         return sort_ops.sort_pairs(flat, vals.ravel(), descending=descending)
-    from wgprim.ops.axis import normalize_axis
+    from wgprim.ops.axis import move_axis, normalize_axis
 
     ax = normalize_axis(axis, arr.ndim)
-    if ax != arr.ndim - 1:
-        raise NotImplementedError(f"sorting along axis {axis} of a {arr.ndim}-D array: only the last axis "
-                                  "(axis=-1) or axis=None are supported; move the axis last on the host")
+    last = ax == arr.ndim - 1
+    if not last:  # sort rows of the array with the axis moved to the end, then move it back
+        arr = move_axis(arr, ax)
+        vals = move_axis(vals, ax) if vals is not None else None
     length = arr.shape[-1]
     mode = {"keys": VALUES_NONE, "argsort": VALUES_POSITION, "pairs": VALUES_GATHER}[what]
     keys_out, vals_out = sort_rows(arr.ravel(), length, descending, mode, vals.ravel() if vals is not None else None)
-    shape = arr.shape
-    if what == "keys":
-        return keys_out.reshape(shape)
-    if what == "argsort":
-        return vals_out.reshape(shape)
-    return keys_out.reshape(shape), vals_out.reshape(shape)
+    keys_out = keys_out.reshape(arr.shape)
+    vals_out = vals_out.reshape(arr.shape) if vals_out is not None else None
+    if not last:
+        shape = arr.shape[:ax] + (length,) + arr.shape[ax:-1]
+        keys_out = move_axis(keys_out, ax, back=True, shape=shape)
+        vals_out = move_axis(vals_out, ax, back=True, shape=shape) if vals_out is not None else None
+    return {"keys": keys_out, "argsort": vals_out, "pairs": (keys_out, vals_out)}[what]

@@ -7,8 +7,8 @@ Semantics (those of numpy's stable sort, `np.sort` / `np.argsort(kind="stable")`
   (equal to np.sort's result under ==, NaNs in the same places).
 - descending: largest first, equal keys still in input order (so it is not the reverse
   of the ascending result).
-- Input is one-dimensional; anything else raises ValueError (use `.ravel()` to sort all
-  elements). Other key dtypes raise TypeError.
+- n-D input is sorted along `axis` (default -1; None flattens), see ops/segmented.py.
+  Other key dtypes raise TypeError.
 - argsort returns uint32 indices.
 
 Methods: "radix" (default, ops/radix_sort.py, stable, any length the device's buffers hold)

@@ -78,18 +78,20 @@ def _select_1d(keys: Array, k: int, largest: bool) -> tuple[Array, Array]:
 def topk(x, k, axis=-1, largest: bool = True, sorted: bool = True) -> tuple[Array, Array]:  # noqa: A002
     """The k largest (or smallest) elements along `axis` and their uint32 indices, best
     first, ties by lower index, NaN largest; as torch.topk. Keys uint32, int32, float32.
-    n-D arrays: along the last axis only."""
+    n-D arrays: along any axis (the last is native; another is moved last on the GPU)."""
     if not isinstance(sorted, bool) or not isinstance(largest, bool):
         raise TypeError("largest and sorted must be True or False")
     arr = as_input(x, SORT_KEY_DTYPES)
     if arr.ndim == 0:
         raise ValueError("topk needs at least one dimension")
-    from wgprim.ops.axis import normalize_axis
+    from wgprim.ops.axis import move_axis, normalize_axis
 
     ax = normalize_axis(axis, arr.ndim)
-    if ax != arr.ndim - 1:
-        raise NotImplementedError(f"topk along axis {axis} of a {arr.ndim}-D array: only the last axis "
-                                  "(axis=-1) is supported; move the axis last on the host")
+    if ax != arr.ndim - 1:  # along a middle axis: move it last on the GPU, select, move back
+        _check_k(k, arr.shape[ax])
+        values, indices = topk(move_axis(arr, ax), k, -1, largest, sorted)
+        shape = arr.shape[:ax] + (int(k),) + arr.shape[ax + 1:]
+        return move_axis(values, ax, True, shape), move_axis(indices, ax, True, shape)
     length = arr.shape[-1]
     k = _check_k(k, length)
     rows = arr.size // length if length else 0
