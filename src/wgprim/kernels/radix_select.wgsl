@@ -56,6 +56,26 @@ fn select_clear(@builtin(global_invocation_id) gid: vec3<u32>) {
   }
 }
 
+// Count the digit of each key of vec4 number v that matches the prefix (of each index
+// whose key is the k-th key, on the index digits).
+fn count_digits(raw: vec4<u32>, v: u32, prefix: u32, kth: u32, high: u32, shift: u32, on_index: bool) {
+  for (var c = 0u; c < 4u; c++) {
+    let i = v * 4u + c;
+    if (i < params.n) {
+      let key = to_radix(raw[c], params.mode);
+      var subject = key;
+      var ok = true;
+      if (on_index) {
+        subject = i;
+        ok = key == kth;
+      }
+      if (ok && ((subject ^ prefix) & high) == 0u) {
+        atomicAdd(&local_hist[(subject >> shift) & 255u], 1u);
+      }
+    }
+  }
+}
+
 @compute @workgroup_size(WG)
 fn select_histogram(@builtin(workgroup_id) wid: vec3<u32>,
                     @builtin(num_workgroups) nwg: vec3<u32>,
@@ -80,24 +100,22 @@ fn select_histogram(@builtin(workgroup_id) wid: vec3<u32>,
   // Bits above this digit must match the prefix.
   let high = select(0xffffffffu << (shift + 8u) , 0u, d == 0u);
   if (!skip) {
+    // Four vec4 loads in flight per iteration (one at a time leaves the memory idle).
     let vecs = (params.n + 3u) / 4u;
-    for (var v = group * WG + t; v < vecs; v += params.groups * WG) {
-      let raw = keys[v];
-      for (var c = 0u; c < 4u; c++) {
-        let i = v * 4u + c;
-        if (i < params.n) {
-          let key = to_radix(raw[c], params.mode);
-          var subject = key;
-          var ok = true;
-          if (on_index) {
-            subject = i;
-            ok = key == kth;
-          }
-          if (ok && ((subject ^ prefix) & high) == 0u) {
-            atomicAdd(&local_hist[(subject >> shift) & 255u], 1u);
-          }
-        }
-      }
+    let stride = params.groups * WG;
+    var v = group * WG + t;
+    for (; v + 3u * stride < vecs; v += 4u * stride) {
+      let r0 = keys[v];
+      let r1 = keys[v + stride];
+      let r2 = keys[v + 2u * stride];
+      let r3 = keys[v + 3u * stride];
+      count_digits(r0, v, prefix, kth, high, shift, on_index);
+      count_digits(r1, v + stride, prefix, kth, high, shift, on_index);
+      count_digits(r2, v + 2u * stride, prefix, kth, high, shift, on_index);
+      count_digits(r3, v + 3u * stride, prefix, kth, high, shift, on_index);
+    }
+    for (; v < vecs; v += stride) {
+      count_digits(keys[v], v, prefix, kth, high, shift, on_index);
     }
   }
   workgroupBarrier();
@@ -142,6 +160,22 @@ fn select_pick() {
   }
 }
 
+// Append each key of vec4 number v that is chosen: below the k-th key, or equal to it
+// at an index up to the last tie taken.
+fn take_chosen(raw: vec4<u32>, v: u32, kth: u32, last: u32) {
+  for (var c = 0u; c < 4u; c++) {
+    let i = v * 4u + c;
+    if (i < params.n) {
+      let key = to_radix(raw[c], params.mode);
+      if (key < kth || (key == kth && i <= last)) {
+        let slot = atomicAdd(&taken[0], 1u);
+        out_keys[slot] = raw[c];
+        out_index[slot] = i;
+      }
+    }
+  }
+}
+
 @compute @workgroup_size(WG)
 fn select_take(@builtin(workgroup_id) wid: vec3<u32>,
                @builtin(num_workgroups) nwg: vec3<u32>,
@@ -158,18 +192,19 @@ fn select_take(@builtin(workgroup_id) wid: vec3<u32>,
   let kth = shared_state[1];
   let last = shared_state[3];
   let vecs = (params.n + 3u) / 4u;
-  for (var v = group * WG + t; v < vecs; v += params.groups * WG) {
-    let raw = keys[v];
-    for (var c = 0u; c < 4u; c++) {
-      let i = v * 4u + c;
-      if (i < params.n) {
-        let key = to_radix(raw[c], params.mode);
-        if (key < kth || (key == kth && i <= last)) {
-          let slot = atomicAdd(&taken[0], 1u);
-          out_keys[slot] = raw[c];
-          out_index[slot] = i;
-        }
-      }
-    }
+  let stride = params.groups * WG;
+  var v = group * WG + t;
+  for (; v + 3u * stride < vecs; v += 4u * stride) {
+    let r0 = keys[v];
+    let r1 = keys[v + stride];
+    let r2 = keys[v + 2u * stride];
+    let r3 = keys[v + 3u * stride];
+    take_chosen(r0, v, kth, last);
+    take_chosen(r1, v + stride, kth, last);
+    take_chosen(r2, v + 2u * stride, kth, last);
+    take_chosen(r3, v + 3u * stride, kth, last);
+  }
+  for (; v < vecs; v += stride) {
+    take_chosen(keys[v], v, kth, last);
   }
 }
