@@ -78,3 +78,13 @@ def test_topk_along_any_axis(rng):
             idx = np.moveaxis(reference(moved, 3, largest), -1, ax)
             np.testing.assert_array_equal(i.numpy(), idx)
             np.testing.assert_array_equal(v.numpy(), np.take_along_axis(x, idx, ax))
+
+
+@pytest.mark.parametrize("length", [1, 2, 3, 17, 64, 100, 256, 1000, 2048])
+def test_topk_rows_every_k_shape(length, rng):
+    # Sorted blocks of the next power of two >= k, merged pairwise: every k against every
+    # padded row length.
+    x = rng.integers(0, 7, (9, length)).astype(np.int32)
+    for k in sorted({1, 2, 3, length // 3, length // 2 + 1, length}):
+        if 1 <= k <= length:
+            assert_topk(x, k, largest=bool(k % 2))

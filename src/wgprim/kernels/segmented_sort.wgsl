@@ -26,6 +26,8 @@ struct Params {
   keep: u32,         // > 0: write only the first `keep` of each segment, at segment * keep
   groups: u32,
   n: u32,            // segment_of / gather_sorted: elements
+  width: u32,        // sort_small: blocks of `width` (a power of two <= P) are sorted, then
+                     // merged keeping the first `width` (top-k); width = P sorts everything
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -90,18 +92,54 @@ fn sort_small(@builtin(workgroup_id) wid: vec3<u32>,
     si[e] = tie;
   }
   workgroupBarrier();
-  // Bitonic network on every P-block at once; blocks end ascending.
-  for (var k = 2u; k <= P; k = k << 1u) {
+  // Bitonic network on every width-block at once; blocks end ascending.
+  let width = params.width;
+  for (var k = 2u; k <= width; k = k << 1u) {
     for (var j = k >> 1u; j > 0u; j = j >> 1u) {
       for (var q = t; q < TILE / 2u; q += WG) {
         let i = 2u * q - (q & (j - 1u));
         let l = i + j;
-        let ascending = (i & k & (P - 1u)) == 0u;
+        let ascending = (i & k & (width - 1u)) == 0u;
         let ka = sk[i];
         let ia = si[i];
         let kb = sk[l];
         let ib = si[l];
         if (after(ka, ia, kb, ib) == ascending) {
+          sk[i] = kb;
+          si[i] = ib;
+          sk[l] = ka;
+          si[l] = ia;
+        }
+      }
+      workgroupBarrier();
+    }
+  }
+  // Top-k (width < P): merge sorted blocks pairwise inside each P-block, keeping the
+  // first `width` of each pair (the bitonic top-k of Shanbhag, Pirk and Madden, 2018):
+  // the elementwise min of block A and block B reversed holds the `width` smallest of
+  // both as a bitonic sequence, which a bitonic merge sorts. Results stay at the first
+  // block of the pair; the work halves every level.
+  for (var span = width; span < P; span = span << 1u) {
+    let merges = TILE / (2u * span);
+    for (var q = t; q < merges * width; q += WG) {
+      let a = (q / width) * 2u * span + q % width;
+      let b = (q / width) * 2u * span + span + (width - 1u - q % width);
+      if (after(sk[a], si[a], sk[b], si[b])) {
+        sk[a] = sk[b];
+        si[a] = si[b];
+      }
+    }
+    workgroupBarrier();
+    for (var j = width >> 1u; j > 0u; j = j >> 1u) {
+      for (var q = t; q < merges * (width >> 1u); q += WG) {
+        let r = q % (width >> 1u);
+        let i = (q / (width >> 1u)) * 2u * span + 2u * r - (r & (j - 1u));
+        let l = i + j;
+        let ka = sk[i];
+        let ia = si[i];
+        let kb = sk[l];
+        let ib = si[l];
+        if (after(ka, ia, kb, ib)) {
           sk[i] = kb;
           si[i] = ib;
           sk[l] = ka;

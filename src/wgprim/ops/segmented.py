@@ -158,7 +158,9 @@ class SegmentSorter:
         dummy = p.temp(16)
         per_group = self.tile // P
         groups = -(-slots // per_group)
-        params = p.params(slots, length, int(uniform), self.mode, self.value_mode, keep, groups, 0)
+        # Top-k keeps sorted blocks of the next power of two >= keep and merges them.
+        width = min(P, 1 << max(0, (keep - 1).bit_length())) if keep else P
+        params = p.params(slots, length, int(uniform), self.mode, self.value_mode, keep, groups, 0, width)
         p.dispatch(f"segment sort P={P}", _pipe(self.device, "sort_small", P), {
             0: params, 1: self.keys.buffer, 2: vals_in.buffer if vals_in is not None else dummy,
             3: offsets if offsets is not None else dummy, 4: seg_list if seg_list is not None else dummy,
@@ -180,14 +182,14 @@ class SegmentSorter:
         program = Program(dev, label="segment ids")
         groups = -(-n // WG)
         program.dispatch("segment of", _pipe(dev, "segment_of"), {
-            0: program.params(slots, length, int(uniform), 0, 0, 0, groups, n),
+            0: program.params(slots, length, int(uniform), 0, 0, 0, groups, n, 1),
             1: perm.buffer, 3: offs.buffer, 6: seg_ids.buffer}, groups)
         program.run()
         order = argsort(seg_ids)
         program = Program(dev, label="segment gather")
         dummy = program.temp(16)
         program.dispatch("segment gather", _pipe(dev, "gather_sorted"), {
-            0: program.params(slots, length, int(uniform), self.mode, self.value_mode, 0, groups, n),
+            0: program.params(slots, length, int(uniform), self.mode, self.value_mode, 0, groups, n, 1),
             1: region.buffer, 2: vals_region.buffer if vals_region is not None else dummy,
             3: order.buffer, 4: perm.buffer, 5: keys_out.buffer,
             6: vals_out.buffer if vals_out is not None else program.temp(16), 7: seg_ids.buffer, 8: offs.buffer}, groups)
