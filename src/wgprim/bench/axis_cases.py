@@ -43,7 +43,7 @@ _torch_keys: dict = {}
 
 def _segment_sort_torch(torch, keys, offsets):
     # The combined int64 key is built once per input (outside the timed calls that follow
-    # the warm-up), as the reference does.
+    # the warm-up): the reference times the sort alone.
     key = _torch_keys.get(id(keys))
     if key is None:
         lengths = (offsets[1:] - offsets[:-1]).long()
