@@ -125,6 +125,30 @@ class Array:
     def __repr__(self) -> str:
         return f"wgprim.Array(shape={self.shape}, dtype={self.dtype})"
 
+    @classmethod
+    def from_buffer(cls, buffer, dtype, shape, device: Device | None = None) -> "Array":
+        """Wrap a caller's `wgpu.GPUBuffer` (on the device given to `wgprim.use_device`)
+        as an Array without a copy. Its usage must include STORAGE (and COPY_SRC for
+        `.numpy()`); its size must hold `shape` of `dtype`, rounded up to 16 bytes (wgprim's
+        kernels read whole vec4s). The caller keeps the buffer alive."""
+        import wgpu
+
+        device = device or get_device()
+        dt = check_dtype(dtype, device)
+        shape = (shape,) if np.isscalar(shape) else tuple(int(s) for s in shape)
+        usage = int(buffer.usage)
+        missing = [name for name, flag in (("STORAGE", wgpu.BufferUsage.STORAGE),
+                                           ("COPY_SRC", wgpu.BufferUsage.COPY_SRC)) if not usage & int(flag)]
+        if missing:
+            raise ValueError(f"the buffer's usage lacks {' | '.join(missing)}: wgprim binds it as a storage "
+                             "buffer and copies results out of it (create it with "
+                             "usage=STORAGE | COPY_SRC | COPY_DST)")
+        nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+        if buffer.size < buffer_size_for(nbytes):
+            raise ValueError(f"the buffer holds {buffer.size} bytes; {shape} of {dt} needs {buffer_size_for(nbytes)} "
+                             "(the data rounded up to 16 bytes)")
+        return cls(buffer, dt, shape, device)
+
 
 def empty(shape, dtype, device: Device | None = None) -> Array:
     """An uninitialized Array (its buffer comes zero-filled from WebGPU)."""

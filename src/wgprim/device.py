@@ -263,3 +263,36 @@ def binding_limit(nbytes: int):
         yield dev
     finally:
         dev.max_binding_bytes = saved
+
+
+# What wgprim needs of a device the user opens: WebGPU's default limits are enough for
+# every kernel (16 KiB of workgroup memory, 256 invocations, 8 storage buffers per stage);
+# larger limits only allow larger arrays. Optional features are used when present.
+REQUIRED_LIMITS = {
+    "max-compute-workgroup-storage-size": 16384,
+    "max-compute-invocations-per-workgroup": 256,
+    "max-compute-workgroup-size-x": 256,
+    "max-storage-buffers-per-shader-stage": 8,
+}
+
+
+def use_device(gpu_device) -> Device:
+    """Run wgprim on a `wgpu.GPUDevice` the caller already has (sharing its buffers: see
+    `Array.from_buffer` and `Array.buffer`). Checks the limits wgprim needs; optional
+    features (subgroups, f16, timestamps) are used when the device was opened with them.
+    Arrays made on the previous device cannot be used afterwards."""
+    global _current
+    limits = dict(gpu_device.limits)
+    short = {k: (limits.get(k, 0), v) for k, v in REQUIRED_LIMITS.items() if limits.get(k, 0) < v}
+    if short:
+        said = ", ".join(f"{k} = {have} (needs {need})" for k, (have, need) in short.items())
+        raise WgprimError(f"this device's limits are too small for wgprim: {said}")
+    adapter = getattr(gpu_device, "adapter", None)
+    _current = Device(
+        adapter=adapter,
+        device=gpu_device,
+        features=frozenset(gpu_device.features),
+        limits=limits,
+        max_binding_bytes=int(limits["max-storage-buffer-binding-size"]),
+    )
+    return _current

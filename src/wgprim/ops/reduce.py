@@ -100,10 +100,15 @@ def _empty_result(op, dt: np.dtype, name: str) -> Array:
     return asarray(operators.identity_value(op, dt))
 
 
-def reduce(x, op="sum") -> Array:
+def reduce(x, op="sum", axis=None, *, keepdims: bool = False) -> Array:
     """Reduce every element of `x` with `op`: a built-in name (sum, prod, min, max, argmin,
     argmax, bitwise_and, bitwise_or, bitwise_xor) or a `wgprim.Monoid`. Returns a 0-d Array;
-    `.item()` gives the Python scalar."""
+    `.item()` gives the Python scalar. `axis=` (int) reduces along one axis, `keepdims=` as
+    numpy (ops/axis.py)."""
+    if axis is not None or keepdims:
+        from wgprim.ops.axis import reduce_entry
+
+        return reduce_entry(x, op, axis, keepdims)
     arr = as_input(x, operators.NUMERIC)
     name, _ = operators.resolve(op, arr.dtype)
     if arr.size == 0:
@@ -150,15 +155,17 @@ class ReducePlan:
         return (out, times) if profile else out
 
 
-def sum(x) -> Array:
-    return reduce(x, "sum")
+def sum(x, axis=None, *, keepdims: bool = False) -> Array:
+    return reduce(x, "sum", axis, keepdims=keepdims)
 
 
-def prod(x) -> Array:
-    return reduce(x, "prod")
+def prod(x, axis=None, *, keepdims: bool = False) -> Array:
+    return reduce(x, "prod", axis, keepdims=keepdims)
 
 
-def _min_max(x, op: str, method: str) -> Array:
+def _min_max(x, op: str, method: str, axis=None, keepdims: bool = False) -> Array:
+    if axis is not None or keepdims:
+        return reduce(x, op, axis, keepdims=keepdims)
     if method == "atomic":
         # One atomicMin/atomicMax per workgroup into a global word, read in the next
         # dispatch: the legitimate cross-workgroup atomic. Tree stays the default: on an
@@ -171,19 +178,19 @@ def _min_max(x, op: str, method: str) -> Array:
     return reduce(x, op)
 
 
-def min(x, method: str = "tree") -> Array:
+def min(x, axis=None, *, keepdims: bool = False, method: str = "tree") -> Array:
     """Smallest element (NaN if any). `method="atomic"`: u32/i32/f32 through global atomics."""
-    return _min_max(x, "min", method)
+    return _min_max(x, "min", method, axis, keepdims)
 
 
-def max(x, method: str = "tree") -> Array:
+def max(x, axis=None, *, keepdims: bool = False, method: str = "tree") -> Array:
     """Largest element (NaN if any). `method="atomic"`: u32/i32/f32 through global atomics."""
-    return _min_max(x, "max", method)
+    return _min_max(x, "max", method, axis, keepdims)
 
 
-def argmin(x) -> Array:
-    return reduce(x, "argmin")
+def argmin(x, axis=None, *, keepdims: bool = False) -> Array:
+    return reduce(x, "argmin", axis, keepdims=keepdims)
 
 
-def argmax(x) -> Array:
-    return reduce(x, "argmax")
+def argmax(x, axis=None, *, keepdims: bool = False) -> Array:
+    return reduce(x, "argmax", axis, keepdims=keepdims)

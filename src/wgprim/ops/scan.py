@@ -73,11 +73,16 @@ class _Recorder:
             )
 
 
-def scan(x, op="sum", exclusive: bool = False) -> Array:
+def scan(x, op="sum", exclusive: bool = False, *, axis=None) -> Array:
     """Inclusive (or exclusive) scan of the flattened `x` with `op`: sum, prod, min, max,
-    bitwise_and, bitwise_or, bitwise_xor, or a `wgprim.Monoid`. Returns a 1-D Array."""
+    bitwise_and, bitwise_or, bitwise_xor, or a `wgprim.Monoid`. Returns a 1-D Array.
+    `axis=` (int): scan along that axis, result of x's shape (ops/axis.py)."""
     if not isinstance(exclusive, (bool, np.bool_)):
         raise TypeError(f"exclusive must be True or False, not {exclusive!r}")
+    if axis is not None:
+        from wgprim.ops.axis import scan_entry
+
+        return scan_entry(x, op, axis, exclusive)
     arr = as_input(x, operators.NUMERIC)
     out = empty((arr.size,), arr.dtype, arr.device)
     if arr.size == 0:
@@ -89,9 +94,10 @@ def scan(x, op="sum", exclusive: bool = False) -> Array:
     return out
 
 
-def cumsum(x) -> Array:
-    """Inclusive prefix sum of the flattened `x` (same dtype; integers wrap modulo 2^32)."""
-    return scan(x, "sum")
+def cumsum(x, axis=None) -> Array:
+    """Inclusive prefix sum of the flattened `x` (same dtype; integers wrap modulo 2^32),
+    or along `axis`."""
+    return scan(x, "sum", axis=axis)
 
 
 class ScanPlan:

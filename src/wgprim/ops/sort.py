@@ -7,8 +7,8 @@ Semantics (those of numpy's stable sort, `np.sort` / `np.argsort(kind="stable")`
   (equal to np.sort's result under ==, NaNs in the same places).
 - descending: largest first, equal keys still in input order (so it is not the reverse
   of the ascending result).
-- Input is one-dimensional; anything else raises ValueError (use `.ravel()` to sort all
-  elements). Other key dtypes raise TypeError.
+- n-D input is sorted along `axis` (default -1; None flattens), see ops/segmented.py.
+  Other key dtypes raise TypeError.
 - argsort returns uint32 indices.
 
 Methods: "radix" (default, ops/radix_sort.py, stable, any length the device's buffers hold)
@@ -57,8 +57,15 @@ def _digits(sorter: RadixSorter, keys: Array) -> tuple[int, ...]:
     return sorter.probe(keys) if keys.size > sorter.tile else ALL_DIGITS
 
 
-def sort(x, descending: bool = False, method: str = "radix") -> Array:
-    """A sorted copy of the 1-D `x` (uint32, int32 or float32), as numpy's np.sort."""
+def sort(x, *, axis=-1, descending: bool = False, stable: bool = True, method: str = "radix",
+         kind=None, order=None) -> Array:
+    """A sorted copy of the 1-D `x` (uint32, int32 or float32), as numpy's np.sort.
+    n-D: along `axis` (the last; None flattens), ops/segmented.py."""
+    from wgprim.ops import segmented
+
+    segmented.numpy_options(kind, order)
+    if axis is None or getattr(x, "ndim", np.ndim(x)) > 1:
+        return segmented.sort_axis("keys", x, axis, descending, method)
     if method not in METHODS:
         raise ValueError(f"unknown sort method {method!r}; methods: {', '.join(METHODS)}")
     keys = _one_dimensional(x, "sort input", KEY_DTYPES)
@@ -77,9 +84,14 @@ def sort(x, descending: bool = False, method: str = "radix") -> Array:
     return out
 
 
-def sort_pairs(keys, values, descending: bool = False) -> tuple[Array, Array]:
+def sort_pairs(keys, values, *, axis=-1, descending: bool = False) -> tuple[Array, Array]:
     """(sorted keys, values in the same order): a stable sort of `values` by `keys`.
-    Values may be any 32-bit dtype (uint32, int32, float32), e.g. an index array."""
+    Values may be any 32-bit dtype (uint32, int32, float32), e.g. an index array.
+    n-D: along `axis` (the last; None flattens), ops/segmented.py."""
+    if axis is None or getattr(keys, "ndim", np.ndim(keys)) > 1:
+        from wgprim.ops import segmented
+
+        return segmented.sort_axis("pairs", keys, axis, descending, "radix", values)
     k = _one_dimensional(keys, "keys", KEY_DTYPES)
     v = _one_dimensional(values, "values", VALUE_DTYPES)
     if v.size != k.size:
@@ -95,8 +107,14 @@ def sort_pairs(keys, values, descending: bool = False) -> tuple[Array, Array]:
     return keys_out, vals_out
 
 
-def argsort(x, descending: bool = False) -> Array:
-    """uint32 indices that sort the 1-D `x` stably, as np.argsort(x, kind="stable")."""
+def argsort(x, *, axis=-1, descending: bool = False, stable: bool = True, kind=None, order=None) -> Array:
+    """uint32 indices that sort the 1-D `x` stably, as np.argsort(x, kind="stable").
+    n-D: along `axis` (the last; None flattens), ops/segmented.py."""
+    from wgprim.ops import segmented
+
+    segmented.numpy_options(kind, order)
+    if axis is None or getattr(x, "ndim", np.ndim(x)) > 1:
+        return segmented.sort_axis("argsort", x, axis, descending, "radix")
     k = _one_dimensional(x, "argsort input", KEY_DTYPES)
     idx = empty((k.size,), U32, k.device)
     if k.size == 0:

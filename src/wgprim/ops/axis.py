@@ -1,0 +1,291 @@
+"""Reductions and scans along one axis, and over CSR segments (kernels/reduce_axis.wgsl,
+kernels/scan_axis.wgsl).
+
+An n-D array reduced along `axis` is viewed as (outer, length, inner): outer = the
+product of the dimensions before the axis, inner = after it. Nothing is transposed:
+- inner > 1: the *columns* kernel; one invocation per (outer, inner) column walks
+  `length`, neighbouring invocations read neighbouring addresses (coalesced). When there
+  are fewer columns than the GPU has invocations to spare, `length` is split into pieces
+  reduced side by side and a second dispatch combines the partials (axis=0 of a square
+  matrix, or (4, 2^26) along axis 1 with inner = 1 short rows).
+- inner == 1: the *rows* kernel; one workgroup per row (a segment of `length` elements,
+  many rows per dispatch), split the same way when there are few long rows. Rows shorter
+  than ROW_MIN go to the columns kernel (one invocation per row).
+Segments given by CSR offsets use the rows kernel with the offsets bound.
+
+Results follow numpy's shapes (keepdims included) and wgprim's dtype rules (those of the
+flat reductions: sums keep the input dtype and wrap modulo 2^32; argmin/argmax give u32).
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from wgprim.array import Array, asarray, empty
+from wgprim.ops import operators
+from wgprim.program import Program, get_pipeline
+
+WG = 256
+ROW_MIN = 64  # shortest row worth a whole workgroup
+BUSY_INVOCATIONS = 1 << 19  # enough parallel work to fill a large GPU (an H200 keeps ~270k resident)
+MIN_PIECE = 64  # shortest piece of a split axis
+ROW_PIECE = 1 << 15  # longest piece of a segment one workgroup scans when segments are few
+MAX_WALK = 4096  # longest walk of one invocation in a column scan (llvmpipe stops loops at 65535)
+
+
+def normalize_axis(axis, ndim: int) -> int:
+    """`axis` as a non-negative int (numpy's rules and error)."""
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise TypeError(f"axis must be an int or None, not {type(axis).__name__}")
+    if not -ndim <= axis < ndim:
+        raise np.exceptions.AxisError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return int(axis) % ndim
+
+
+def split_shape(shape: tuple, axis: int) -> tuple[int, int, int]:
+    """(outer, length, inner) of `shape` around `axis`."""
+    outer = int(np.prod(shape[:axis], dtype=np.int64))
+    inner = int(np.prod(shape[axis + 1:], dtype=np.int64))
+    return outer, int(shape[axis]), inner
+
+
+def result_shape(shape: tuple, axis: int, keepdims: bool) -> tuple:
+    if keepdims:
+        return shape[:axis] + (1,) + shape[axis + 1:]
+    return shape[:axis] + shape[axis + 1:]
+
+
+def _check_binding(arr: Array) -> None:
+    if arr.nbytes > arr.device.max_binding_bytes:
+        raise ValueError(f"reductions along an axis need the array in one storage binding "
+                         f"({arr.nbytes} bytes > {arr.device.max_binding_bytes}); reduce slices of it")
+
+
+def _splits(work_items: int, length: int) -> int:
+    """Pieces to split an axis of `length` into so that work_items * pieces fills the GPU."""
+    if work_items >= BUSY_INVOCATIONS:
+        return 1
+    want = -(-BUSY_INVOCATIONS // builtins.max(work_items, 1))
+    return builtins.max(1, builtins.min(want, length // MIN_PIECE))
+
+
+class AxisReducer:
+    """Records reductions of (outer, length, inner) views or CSR segments into a Program."""
+
+    def __init__(self, device, dt: np.dtype, op):
+        self.device, self.dt, self.op = device, dt, op
+        self.name, _ = operators.resolve(op, dt)
+        self.preamble = operators.preamble(op, dt)
+        self.acc_bytes = operators.accumulator_bytes(op, dt)
+
+    def _pipe(self, entry: str):
+        return get_pipeline(self.device, "reduce_axis", self.preamble, entry, {"WG": WG})
+
+    def record_view(self, p: Program, src: Array, out: Array, outer: int, length: int, inner: int) -> None:
+        """out[o, c] = reduce(src[o, :, c]) for src viewed as (outer, length, inner)."""
+        if inner == 1 and length >= ROW_MIN:
+            self.record_rows(p, src, out, outer, length=length)
+            return
+        splits = _splits(outer * inner, length)
+        chunk = -(-length // splits)
+        splits = -(-length // chunk)
+        invocations = outer * splits * inner
+        groups = -(-invocations // WG)
+        params = p.params(outer, length, inner, splits, chunk, groups, 0)
+        if splits == 1:
+            p.dispatch("reduce columns", self._pipe("columns_final"), {0: params, 1: src.buffer, 4: out.buffer}, groups)
+            return
+        partials = p.temp(invocations * self.acc_bytes)
+        p.dispatch("reduce columns", self._pipe("columns_partial"), {0: params, 1: src.buffer, 2: partials}, groups)
+        groups2 = -(-(outer * inner) // WG)
+        params2 = p.params(outer, length, inner, splits, chunk, groups2, 0)
+        p.dispatch("reduce column partials", self._pipe("combine_columns"),
+                   {0: params2, 3: partials, 4: out.buffer}, groups2)
+
+    def record_rows(self, p: Program, src: Array, out: Array, segments: int, length: int = 0,
+                    offsets=None, longest: int = 0) -> None:
+        """out[s] = reduce of segment s: uniform rows of `length`, or offsets[s]..offsets[s+1]
+        (a u32 GPU buffer; `longest` is the longest segment, for the split)."""
+        uniform = offsets is None
+        longest = length if uniform else longest
+        splits = _splits(segments * WG, longest) if longest > 4 * WG else 1
+        offsets = p.temp(16) if uniform else offsets
+        groups = segments * splits
+        params = p.params(segments, length, 1, splits, 0, groups, int(uniform))
+        bind = {0: params, 1: src.buffer, 5: offsets}
+        if splits == 1:
+            p.dispatch("reduce rows", self._pipe("rows_final"), {**bind, 4: out.buffer}, groups)
+            return
+        partials = p.temp(groups * self.acc_bytes)
+        p.dispatch("reduce rows", self._pipe("rows_partial"), {**bind, 2: partials}, groups)
+        groups2 = -(-segments // WG)
+        params2 = p.params(segments, splits, 1, splits, 0, groups2, 0)
+        p.dispatch("reduce row partials", self._pipe("combine_columns"), {0: params2, 3: partials, 4: out.buffer}, groups2)
+
+
+def _empty_reduction(op, dt, name, shape) -> Array:
+    if name in ("min", "max") or name in operators.ARG_OPS:
+        raise ValueError(f"{name} along an axis of length 0 is undefined (numpy raises too)")
+    return asarray(np.full(shape, operators.identity_value(op, dt), dtype=dt))
+
+
+def reduce_axis(arr: Array, op, axis, keepdims: bool) -> Array:
+    """Reduce `arr` (an Array) along `axis` (an int; negative counts from the end)."""
+    dt = arr.dtype
+    name, _ = operators.resolve(op, dt)
+    axis = normalize_axis(axis, builtins.max(arr.ndim, 1)) if arr.ndim else normalize_axis(axis, 1)
+    shape = arr.shape if arr.ndim else (1,)
+    outer, length, inner = split_shape(shape, axis)
+    out_shape = result_shape(shape, axis, keepdims) if arr.ndim else ()
+    rdt = operators.result_dtype(op, dt)
+    if outer * inner == 0:
+        if length == 0 and (name in ("min", "max") or name in operators.ARG_OPS):
+            raise ValueError(f"{name} along an axis of length 0 is undefined (numpy raises too)")
+        return empty(out_shape, rdt, arr.device)
+    if length == 0:
+        return _empty_reduction(op, dt, name, out_shape)
+    _check_binding(arr)
+    out = empty(out_shape, rdt, arr.device)
+    program = Program(arr.device, label=f"reduce {name} along axis {axis}")
+    AxisReducer(arr.device, dt, op).record_view(program, arr, out, outer, length, inner)
+    program.run()
+    return out
+
+
+class AxisScanner:
+    """Records scans of (outer, length, inner) views or CSR segments into a Program."""
+
+    def __init__(self, device, dt: np.dtype, op):
+        operators.resolve(op, dt, for_scan=True)
+        self.device, self.dt = device, dt
+        self.preamble = operators.preamble(op, dt, for_scan=True)
+
+    def _pipe(self, entry: str):
+        return get_pipeline(self.device, "scan_axis", self.preamble, entry, {"WG": WG})
+
+    def record_view(self, p: Program, src: Array, dst: Array, outer: int, length: int, inner: int,
+                    exclusive: bool) -> None:
+        if inner == 1:
+            self.record_rows(p, src, dst, outer, exclusive, length=length)
+            return
+        splits = builtins.max(-(-length // MAX_WALK), _splits(outer * inner, length))
+        chunk = -(-length // splits)
+        splits = -(-length // chunk)
+        groups = -(-(outer * splits * inner) // WG)
+        unused = p.temp(16)
+        if splits == 1:
+            params = p.params(outer, length, inner, int(exclusive), 0, groups, 1, length, 0)
+            p.dispatch("scan columns", self._pipe("scan_columns"),
+                       {0: params, 1: src.buffer, 2: dst.buffer, 5: unused}, groups)
+            return
+        # Piece totals -> their exclusive scan along the pieces -> each piece from its prefix.
+        nbytes = outer * splits * inner * self.dt.itemsize
+        totals = Array(p.temp(nbytes), self.dt, (outer * splits * inner,), self.device)
+        prefix = Array(p.temp(nbytes), self.dt, (outer * splits * inner,), self.device)
+        params = p.params(outer, length, inner, int(exclusive), 0, groups, splits, chunk, 1)
+        p.dispatch("scan column pieces", self._pipe("column_piece_totals"),
+                   {0: params, 1: src.buffer, 4: totals.buffer}, groups)
+        self.record_view(p, totals, prefix, outer, splits, inner, exclusive=True)
+        p.dispatch("scan columns", self._pipe("scan_columns"),
+                   {0: params, 1: src.buffer, 2: dst.buffer, 5: prefix.buffer}, groups)
+
+    def record_rows(self, p: Program, src: Array, dst: Array, segments: int, exclusive: bool,
+                    length: int = 0, offsets=None, host_offsets=None) -> None:
+        """Scan every segment: rows of `length`, or CSR `offsets` (a u32 GPU buffer, with
+        `host_offsets` the same values on the host). Few long segments are cut into
+        pieces of ROW_PIECE so that every workgroup of the GPU has work."""
+        uniform = offsets is None
+        if host_offsets is None and uniform:
+            host_offsets = np.arange(segments + 1, dtype=np.int64) * length
+        bounds = np.asarray(host_offsets, dtype=np.int64)
+        longest = int(np.diff(bounds).max()) if segments else 0
+        if longest > ROW_PIECE and segments * WG < BUSY_INVOCATIONS:
+            self._record_pieces(p, src, dst, bounds, exclusive)
+            return
+        offsets = p.temp(16) if uniform else offsets
+        self._rows(p, "scan rows", "scan_rows", src, dst, segments, exclusive, length, offsets)
+
+    def _rows(self, p, label, entry, src, dst, segments, exclusive, length, offsets, prefix=None, totals=None):
+        params = p.params(segments, length, 1, int(exclusive), int(length > 0), segments, 1, 0, int(prefix is not None))
+        bind = {0: params, 1: src.buffer, 2: dst.buffer if dst is not None else p.temp(16), 3: offsets,
+                5: prefix if prefix is not None else p.temp(16)}
+        if totals is not None:  # row_piece_totals writes the totals (scan_rows does not bind them)
+            bind[4] = totals
+        p.dispatch(label, self._pipe(entry), bind, segments)
+
+    def _record_pieces(self, p: Program, src: Array, dst: Array, bounds: np.ndarray, exclusive: bool) -> None:
+        starts = [np.arange(a, b, ROW_PIECE) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+        edges = np.unique(np.concatenate(starts + [bounds]))
+        pieces = edges.size - 1
+        first_piece = np.searchsorted(edges, bounds)  # each segment's pieces, as CSR offsets over pieces
+        edges_gpu, groups_gpu = _upload_temp(p, edges), _upload_temp(p, first_piece)
+        nbytes = pieces * self.dt.itemsize
+        totals = Array(p.temp(nbytes), self.dt, (pieces,), self.device)
+        prefix = Array(p.temp(nbytes), self.dt, (pieces,), self.device)
+        self._rows(p, "scan row pieces", "row_piece_totals", src, None, pieces, False, 0, edges_gpu,
+                   totals=totals.buffer)
+        self.record_rows(p, totals, prefix, bounds.size - 1, True, offsets=groups_gpu, host_offsets=first_piece)
+        self._rows(p, "scan rows", "scan_rows", src, dst, pieces, exclusive, 0, edges_gpu, prefix=prefix.buffer)
+
+
+def _upload_temp(p: Program, values: np.ndarray):
+    """A temporary u32 buffer of the Program holding `values` (written before it runs)."""
+    data = np.ascontiguousarray(values, dtype=np.uint32)
+    buffer = p.temp(data.nbytes)
+    p.device.device.queue.write_buffer(buffer, 0, data)
+    return buffer
+
+
+def scan_axis(arr: Array, op, axis, exclusive: bool) -> Array:
+    """Scan `arr` along `axis`; the result has arr's shape."""
+    axis = normalize_axis(axis, builtins.max(arr.ndim, 1))
+    shape = arr.shape if arr.ndim else (1,)
+    outer, length, inner = split_shape(shape, axis)
+    scanner = AxisScanner(arr.device, arr.dtype, op)
+    out = empty(arr.shape, arr.dtype, arr.device)
+    if arr.size == 0:
+        return out
+    _check_binding(arr)
+    program = Program(arr.device, label=f"scan along axis {axis}")
+    scanner.record_view(program, arr, out, outer, length, inner, exclusive)
+    program.run()
+    return out
+
+
+def reduce_entry(x, op, axis, keepdims: bool) -> Array:
+    """The `axis=`/`keepdims=` form of wgprim.reduce and its named reductions."""
+    from wgprim.ops.common import as_input
+    from wgprim.ops.reduce import reduce
+
+    arr = as_input(x, operators.NUMERIC)
+    if axis is None:  # every element, with keepdims: a (1, 1, ...) result as numpy
+        flat = reduce(arr, op)
+        return flat.reshape((1,) * arr.ndim) if keepdims else flat
+    return reduce_axis(arr, op, axis, bool(keepdims))
+
+
+def scan_entry(x, op, axis, exclusive: bool) -> Array:
+    """The `axis=` form of wgprim.scan and cumsum."""
+    from wgprim.ops.common import as_input
+
+    return scan_axis(as_input(x, operators.NUMERIC), op, axis, bool(exclusive))
+
+
+def move_axis(arr: Array, axis: int, back: bool = False, shape: tuple | None = None) -> Array:
+    """`arr` (32-bit elements) with `axis` moved to the end, on the GPU
+    (kernels/move_axis.wgsl). back=True: the inverse, `arr` being the moved array and
+    `shape` the original one. Sorts and top-k along a middle axis work on rows."""
+    shape = arr.shape if shape is None else tuple(shape)
+    outer, length, inner = split_shape(shape, axis)
+    moved = shape[:axis] + shape[axis + 1:] + (length,)
+    out = empty(shape if back else moved, arr.dtype, arr.device)
+    if arr.size == 0:
+        return out
+    _check_binding(arr)
+    p = Program(arr.device, label="move axis")
+    groups = -(-arr.size // WG)
+    pipe = get_pipeline(arr.device, "move_axis", "", "move_axis_back" if back else "move_axis_last", {"WG": WG})
+    p.dispatch("move axis", pipe, {0: p.params(outer, length, inner, arr.size), 1: arr.buffer, 2: out.buffer}, groups)
+    p.run()
+    return out

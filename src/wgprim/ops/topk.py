@@ -1,0 +1,115 @@
+"""topk(x, k, axis=-1, largest=True, sorted=True) -> (values, indices), as torch.topk.
+
+Ties are broken by the lower index; NaN counts as larger than every number (as numpy's
+sort orders it); -0.0 and +0.0 are equal (values come back as +0.0, NaNs as the quiet
+NaN, as wgprim.sort returns them). Indices are uint32. The result is always sorted
+(best first); sorted=False is accepted and gives the same order.
+
+1-D (kernels/radix_select.wgsl): a radix select, not a sort. Four 8-bit digit passes
+find the k-th order key (each: a histogram of the keys matching the prefix so far, then
+one invocation picks the digit), four more on the indices of the ties with it when only
+some of them are taken, then one pass appends the k chosen (key, index) pairs, and only
+those k are sorted: in workgroup memory (kernels/segmented_sort.wgsl) when they fit one
+workgroup, else by two stable radix sorts. One Program, no read-back.
+Rows (n-D along the last axis): rows up to one workgroup's tile are sorted in workgroup
+memory, several rows per workgroup, and only the first k of each written; longer rows
+are selected one at a time.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from wgprim.array import Array, empty
+from wgprim.ops.common import as_input
+from wgprim.ops.segmented import (SORT_KEY_DTYPES, VALUES_CARRIED, VALUES_POSITION, SegmentSorter, _copy, _mode,
+                                  sort_rows, tile_size)
+from wgprim.program import Program, get_pipeline
+
+WG = 256
+U32 = np.dtype(np.uint32)
+MAX_GROUPS = 1024  # histogram workgroups: each loops over the keys (fewer global atomics)
+
+
+def _check_k(k, n: int) -> int:
+    if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
+        raise TypeError(f"k must be an int, not {type(k).__name__}")
+    if not 0 <= k <= n:
+        raise ValueError(f"k = {k} is out of range for {n} elements (0 <= k <= {n})")
+    return int(k)
+
+
+def _select_1d(keys: Array, k: int, largest: bool) -> tuple[Array, Array]:
+    dev, n = keys.device, keys.size
+    mode = _mode(keys.dtype, largest)
+    pipe = lambda entry: get_pipeline(dev, ("radix_keys", "radix_select"), "", entry, {"WG": WG})  # noqa: E731
+    p = Program(dev, label="topk select")
+    hist, state, taken = p.temp(8 * 256 * 4), p.temp(64), p.temp(16)
+    cand_keys = Array(p.temp(4 * k), keys.dtype, (k,), dev)
+    cand_index = Array(p.temp(4 * k), U32, (k,), dev)
+    groups = min(-(-n // (WG * 16)), MAX_GROUPS)
+    p.dispatch("topk clear", pipe("select_clear"),
+               {0: p.params(n, k, mode, 0, 8), 2: hist, 3: state, 6: taken}, 8)
+    for digit in range(8):
+        params = p.params(n, k, mode, digit, groups)
+        p.dispatch("topk histogram", pipe("select_histogram"), {0: params, 1: keys.buffer, 2: hist, 3: state}, groups)
+        p.dispatch("topk pick", pipe("select_pick"), {0: params, 2: hist, 3: state}, 1)
+    p.dispatch("topk take", pipe("select_take"), {
+        0: p.params(n, k, mode, 0, groups), 1: keys.buffer, 3: state,
+        4: cand_keys.buffer, 5: cand_index.buffer, 6: taken}, groups)
+    values = empty((k,), keys.dtype, dev)
+    indices = empty((k,), U32, dev)
+    if k <= tile_size(dev):
+        # Sort the k candidates by (key, index) in one workgroup.
+        P = 1 << max(0, (k - 1).bit_length())
+        SegmentSorter(cand_keys, largest, VALUES_CARRIED).record_small(
+            p, 1, P, values, cand_index, indices, length=k)
+        p.run()
+        return values, indices
+    p.transient = False  # the candidates live on into the sorts below
+    p.run()
+    from wgprim.ops.sort import sort_pairs
+
+    by_index, keys_by_index = sort_pairs(cand_index, cand_keys)  # lower index first among ties
+    values, indices = sort_pairs(keys_by_index, by_index, descending=largest)
+    p.release()
+    return values, indices
+
+
+def topk(x, k, axis=-1, largest: bool = True, sorted: bool = True) -> tuple[Array, Array]:  # noqa: A002
+    """The k largest (or smallest) elements along `axis` and their uint32 indices, best
+    first, ties by lower index, NaN largest; as torch.topk. Keys uint32, int32, float32.
+    n-D arrays: along any axis (the last is native; another is moved last on the GPU)."""
+    if not isinstance(sorted, bool) or not isinstance(largest, bool):
+        raise TypeError("largest and sorted must be True or False")
+    arr = as_input(x, SORT_KEY_DTYPES)
+    if arr.ndim == 0:
+        raise ValueError("topk needs at least one dimension")
+    from wgprim.ops.axis import move_axis, normalize_axis
+
+    ax = normalize_axis(axis, arr.ndim)
+    if ax != arr.ndim - 1:  # along a middle axis: move it last on the GPU, select, move back
+        _check_k(k, arr.shape[ax])
+        values, indices = topk(move_axis(arr, ax), k, -1, largest, sorted)
+        shape = arr.shape[:ax] + (int(k),) + arr.shape[ax + 1:]
+        return move_axis(values, ax, True, shape), move_axis(indices, ax, True, shape)
+    length = arr.shape[-1]
+    k = _check_k(k, length)
+    rows = arr.size // length if length else 0
+    shape = arr.shape[:-1] + (k,)
+    dev = arr.device
+    if k == 0 or rows == 0:
+        return empty(shape, arr.dtype, dev), empty(shape, U32, dev)
+    if arr.ndim == 1:
+        return _select_1d(arr, k, largest)
+    if length <= tile_size(dev):
+        values, indices = sort_rows(arr.ravel(), length, largest, VALUES_POSITION, keep=k)
+        return values.reshape(shape), indices.reshape(shape)
+    # Long rows: one selection per row.
+    values, indices = empty(shape, arr.dtype, dev), empty(shape, U32, dev)
+    row = empty((length,), arr.dtype, dev)
+    for r in range(rows):
+        _copy(dev, arr, row, r * length, 0, length)
+        v, i = _select_1d(row, k, largest)
+        _copy(dev, v, values, 0, r * k, k)
+        _copy(dev, i, indices, 0, r * k, k)
+    return values, indices
