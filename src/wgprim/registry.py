@@ -41,6 +41,7 @@ class Primitive:
     cupy_checks: bool | None = None  # CuPy's result is numpy's (exactly): above 2^24 it
     #                                  checks wgprim instead of numpy. Default: same is None
     bytes: Callable = lambda n, itemsize: n * itemsize  # least traffic of one call (GB/s)
+    min_n: int = 1
     max_n: int = 2**32
     demo: bool = True
     bench: bool = True
@@ -376,7 +377,7 @@ ENTRIES: list[Primitive] = [
               None, lambda torch, k64: torch.sort(k64)[0], ref_inputs=torch_segment_keys, bytes=_SORT_BYTES,
               notes=f"random segments of mean length {SEGMENT_MEAN}; torch sorts one int64 key = segment << 32 | key"),
     Primitive("topk", ("topk",), ("float32",), one, lambda wp, x: wp.topk(x, 100), topk_ref(100), same_topk,
-              None, lambda torch, x: torch.topk(x, 100), notes="k = 100, largest first"),
+              None, lambda torch, x: torch.topk(x, 100), min_n=100, notes="k = 100, largest first"),
     Primitive("topk_rows", ("topk", "axis"), ("float32",), matrix(cols=256), lambda wp, x: wp.topk(x, 16, axis=-1),
               topk_ref(16), same_topk, None, lambda torch, x: torch.topk(x, 16, dim=-1),
               notes="(n/256, 256), k = 16 per row"),

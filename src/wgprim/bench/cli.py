@@ -113,22 +113,23 @@ def _row_line(r, ref_names) -> str:
 
 def _jobs(args, parser_error):
     """(entry, n, dtype) rows to measure, entries skipped with why, and whether the claim runs."""
-    from wgprim.registry import BY_NAME, TARGETS, entries
+    from wgprim.registry import TARGETS, entries
 
+    by_name = {p.name: p for p in entries()}
     bench_names = [p.name for p in entries("bench")]
-    known = list(BY_NAME) + ["blockscan-claim"]
+    known = list(by_name) + ["blockscan-claim"]
     unknown = [w for w in args.primitives if w not in known]
     if unknown:
         parser_error(f"unknown primitive {', '.join(unknown)} (choose from {', '.join(known)})")
     skipped, jobs = {}, []
     if args.targets:
-        wanted = [(BY_NAME[name], n, dtype) for name, dtype, n in TARGETS
+        wanted = [(by_name[name], n, dtype) for name, dtype, n in TARGETS
                   if not args.primitives or name in args.primitives]
     else:
         names = [w for w in args.primitives if w != "blockscan-claim"] if args.primitives else bench_names
         wanted = []
         for name in names:
-            p = BY_NAME[name]
+            p = by_name[name]
             dtypes = [d for d in args.dtype if d in p.dtypes] if args.dtype else [p.dtypes[0]]
             if not dtypes:
                 skipped[name] = f"takes {', '.join(p.dtypes)}, not {', '.join(args.dtype)}"
