@@ -262,10 +262,19 @@ def topk_ref(k: int):
     """(values, indices) of the k largest along the last axis, largest first, ties by
     lower index (as wgprim.topk promises), without sorting all of x."""
     def ref(x):
-        part = np.argpartition(x, x.shape[-1] - k, axis=-1)[..., -k:]
-        vals = np.take_along_axis(x, part, axis=-1)
-        order = np.lexsort((part, -vals), axis=-1)
-        return np.take_along_axis(vals, order, axis=-1), np.take_along_axis(part, order, axis=-1).astype(np.int64)
+        rows = x.reshape(-1, x.shape[-1])
+        kth = np.partition(rows, rows.shape[1] - k, axis=1)[:, rows.shape[1] - k, None]  # the k-th largest
+        above = rows > kth
+        # Of the elements equal to the k-th largest, the lowest indices fill the k.
+        tied = rows == kth
+        room = k - above.sum(axis=1, keepdims=True)
+        chosen = above | (tied & (np.cumsum(tied, axis=1, dtype=np.int32) <= room))
+        index = np.nonzero(chosen)[1].reshape(rows.shape[0], k)
+        vals = np.take_along_axis(rows, index, axis=1)
+        order = np.lexsort((index, -vals), axis=1)
+        shape = x.shape[:-1] + (k,)
+        return (np.take_along_axis(vals, order, axis=1).reshape(shape),
+                np.take_along_axis(index, order, axis=1).astype(np.int64).reshape(shape))
     return ref
 
 

@@ -175,6 +175,7 @@ def run(args) -> int:
         print("note: this adapter has no timestamp queries; wgprim GPU times are unavailable", file=sys.stderr)
         return _no_timestamps(jobs)
     period = timing.timestamp_period(dev)
+    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     print(f"wgprim bench on {dev.summary}; references: {', '.join(refs) or 'none'}")
     print(f"protocol: per row check, warm >= {protocol.warmup_ms:.0f} ms, then {protocol.rounds} rounds of "
           f"~{protocol.round_ms:.0f} ms per side, interleaved; timestamp period {period} ns")
@@ -191,6 +192,28 @@ def run(args) -> int:
     print(head)
     print("-" * len(head))
     rows, failures = [], 0
+
+    def save(repeat_first=None, claim_rows=()):
+        """The JSON so far: rewritten after every row, so a run cut short keeps its rows."""
+        if not args.json:
+            return
+        from dataclasses import asdict
+
+        with open(args.json, "w") as f:
+            json.dump({
+                "schema": 2,
+                "date": started,
+                "wgprim": wgprim.__version__,
+                "adapter": dev.summary,
+                "timestamp_period_ns": period,
+                "protocol": vars(protocol),
+                "references": ref_names,
+                "copy_gbps": copy_gbps if copy_gbps == copy_gbps else None,
+                "rows": [harness.as_dict(r) for r in rows],
+                "skipped": [{"primitive": k, "reason": v} for k, v in skipped.items()],
+                "repeat_first": repeat_first,
+                "blockscan_claim": [dict(asdict(c), gpu_ratio=c.gpu_ratio, wall_ratio=c.wall_ratio) for c in claim_rows],
+            }, f, indent=1)
 
     def one(p, n, d):
         try:
@@ -212,6 +235,7 @@ def run(args) -> int:
             print("    steps: " + ", ".join(f"{k} {v:.4f}" for k, v in by_label.items()), flush=True)
         for flag in row.flags:
             print(f"    flag: {flag}", flush=True)
+        save()
     repeat_first = None
     if args.repeat_first and rows and rows[0].ok:
         p, n, d = jobs[0]
@@ -245,24 +269,7 @@ def run(args) -> int:
             print(f"{c.n:>11,} {_fmt(c.fused_gpu_ms):>13} {_fmt(c.steps_gpu_ms):>14} {gr:>7} {c.fused_wall_ms:>14.4f} "
                   f"{c.steps_wall_ms:>15.4f} {wr:>7}  {'ok' if c.ok else 'WRONG'}"
                   + "".join(f"\n    flag: {f}" for f in c.flags))
-    if args.json:
-        from dataclasses import asdict
-
-        with open(args.json, "w") as f:
-            json.dump({
-                "schema": 2,
-                "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                "wgprim": wgprim.__version__,
-                "adapter": dev.summary,
-                "timestamp_period_ns": period,
-                "protocol": vars(protocol),
-                "references": ref_names,
-                "copy_gbps": copy_gbps if copy_gbps == copy_gbps else None,
-                "rows": [harness.as_dict(r) for r in rows],
-                "skipped": [{"primitive": k, "reason": v} for k, v in skipped.items()],
-                "repeat_first": repeat_first,
-                "blockscan_claim": [dict(asdict(c), gpu_ratio=c.gpu_ratio, wall_ratio=c.wall_ratio) for c in claim_rows],
-            }, f, indent=1)
+    save(repeat_first, claim_rows)
     if args.plot:
         from wgprim.bench.plot import plot
 
