@@ -14,6 +14,7 @@ import datetime
 import json
 import sys
 
+DEFAULT_SIZES = "2^16,2^20,2^24,2^26"
 PROTOCOL_TOLERANCE = 0.05  # the first row measured again at the end must agree within this
 
 
@@ -64,8 +65,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="registry entries to measure (default: all); 'blockscan-claim' for the block-scan experiment")
     parser.add_argument("--targets", action="store_true",
                         help="measure the target rows (wgprim.registry.TARGETS: entry, dtype and size each)")
-    parser.add_argument("--sizes", type=_sizes, default=_sizes("2^16,2^20,2^24,2^26"),
-                        help="comma-separated, e.g. 2^16,2^28 or 1000000")
+    parser.add_argument("--sizes", type=_sizes, default=None,
+                        help=f"comma-separated, e.g. 2^16,2^28 or 1000000 (default {DEFAULT_SIZES}; with --targets: "
+                             "instead of each target's size, for a quick run of the same rows)")
     parser.add_argument("--dtype", type=_dtypes, default=None, help="comma-separated dtypes (default: each entry's first)")
     parser.add_argument("--compare", default="numpy,cupy,torch", help="references: numpy,cupy,torch")
     parser.add_argument("--repeat", "--rounds", dest="rounds", type=_positive(int), default=5,
@@ -123,9 +125,13 @@ def _jobs(args, parser_error):
         parser_error(f"unknown primitive {', '.join(unknown)} (choose from {', '.join(known)})")
     skipped, jobs = {}, []
     if args.targets:
-        wanted = [(by_name[name], n, dtype) for name, dtype, n in TARGETS
-                  if not args.primitives or name in args.primitives]
+        wanted = []
+        for name, dtype, n in TARGETS:
+            for size in args.sizes or [n]:
+                if (not args.primitives or name in args.primitives) and (by_name[name], size, dtype) not in wanted:
+                    wanted.append((by_name[name], size, dtype))
     else:
+        args.sizes = args.sizes or _sizes(DEFAULT_SIZES)
         names = [w for w in args.primitives if w != "blockscan-claim"] if args.primitives else bench_names
         wanted = []
         for name in names:
@@ -251,7 +257,7 @@ def run(args) -> int:
               "protocol check: no GPU time")
     claim_rows = []
     if with_claim:
-        top = max(max(n for _p, n, _d in jobs) if jobs else max(args.sizes), 1 << 12)
+        top = max(max(n for _p, n, _d in jobs) if jobs else max(args.sizes or [1]), 1 << 12)
         claim_sizes = [1 << k for k in range(12, 29, 2) if (1 << k) <= top]
         for i, n in enumerate(claim_sizes):
             _progress(i, len(claim_sizes), f"blockscan-claim n={n}")
