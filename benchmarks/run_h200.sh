@@ -2,7 +2,8 @@
 # The H200 measurements behind benchmarks/h200.md: every target row (wgprim.registry.TARGETS)
 # against CuPy and PyTorch in the same run, the first row measured again at the end (the
 # protocol check), into ${OUT:-benchmarks}/h200-YYYY-MM-DD[-N].{json,txt,png} and a
-# -machine.txt. RUNS=2 runs it twice and compares the two runs' 2^28 rows.
+# -machine.txt. RUNS=2 then runs the 2^28 rows again, in a second process, and compares the
+# two runs row by row (the acceptance: within 5%).
 # Run from the repository root on the GPU machine (wgprim importable, CuPy and PyTorch
 # installed); numpy is left out (at 2^28 it takes seconds per call). Rows whose wgprim
 # function does not exist are skipped and listed.
@@ -21,7 +22,8 @@ for ((r = 1; r <= runs; r++)); do
     nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /'
     python3 -m wgprim info
   } > "$base-machine.txt" 2>&1
-  python3 -m wgprim bench --targets --repeat-first --compare cupy,torch \
+  if [ "$r" = 1 ]; then rows=(--repeat-first); else rows=(--min-size 2^28); fi
+  python3 -m wgprim bench --targets "${rows[@]}" --compare cupy,torch \
     --json "$base.json" --plot "$base.png" 2>&1 | tee "$base.txt"
   made+=("$base.json")
 done

@@ -121,3 +121,14 @@ def test_check_passes_on_every_shipped_kernel(capsys):
     import wgprim
     kernels = Path(wgprim.__file__).parent / "kernels"
     assert main(["check", str(kernels)]) == 0
+
+
+def test_bench_targets_run_their_rows_at_the_sizes_asked(tmp_path):
+    out_json = tmp_path / "t.json"
+    assert main(["bench", "--targets", "sum", "cumsum", "--sizes", "2^10,2^12", "--min-size", "2^12",
+                 "--repeat", "1", "--compare", "numpy", "--warmup-ms", "1", "--round-ms", "1",
+                 "--json", str(out_json)]) == 0
+    rows = json.loads(out_json.read_text())["rows"]
+    assert [(r["primitive"], r["dtype"], r["n"]) for r in rows] == [
+        ("sum", "float32", 4096), ("cumsum", "float32", 4096), ("cumsum", "uint32", 4096)]
+    assert all(set(r["seconds"]) == {"prepare", "check", "time"} for r in rows)

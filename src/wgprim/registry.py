@@ -196,7 +196,7 @@ def close_prod(got, ref, x) -> bool:
 
 
 def cumsum_ref(x):
-    return np.cumsum(x.astype(np.float64)) if _float(x) else np.cumsum(x, dtype=x.dtype)
+    return np.cumsum(x, dtype=np.float64) if _float(x) else np.cumsum(x, dtype=x.dtype)
 
 
 def close_cumsum(got, ref, x) -> bool:
@@ -204,9 +204,11 @@ def close_cumsum(got, ref, x) -> bool:
         return exact(got, ref)
     from wgprim.ops.scan import cumsum_error_bound
 
-    bound = cumsum_error_bound(np.cumsum(np.abs(x.astype(np.float64))))
-    got = np.asarray(got, np.float64)
-    return got.shape == ref.shape and bool(np.all(np.abs(got - ref) <= bound))
+    if np.shape(got) != ref.shape:
+        return False
+    bound = cumsum_error_bound(np.cumsum(np.abs(x), dtype=np.float64))
+    error = np.subtract(got, ref, dtype=np.float64)
+    return bool(np.all(np.abs(error, out=error) <= bound))
 
 
 def scan_max_exclusive(x):
@@ -287,6 +289,11 @@ def torch_segment_keys(lib, module, keys, offsets):
     """What a PyTorch user sorts segments with: one int64 key = segment << 32 | key."""
     merged = (segment_ids(offsets) << 32) | keys.astype(np.int64)
     return (module.from_numpy(merged).cuda(),) if lib == "torch" else (module.asarray(merged),)
+
+
+def _cupy_pairs(cp, k, v):
+    order = cp.argsort(k)  # CuPy sorts stably (CUB's radix sort)
+    return k[order], v[order]
 
 
 def _hist(wp, x):
@@ -370,8 +377,9 @@ ENTRIES: list[Primitive] = [
     Primitive("sort_pairs", ("sort_pairs",), ("uint32",),
               lambda rng, n, dt: (values(rng, n, dt), np.arange(n, dtype=np.uint32)),
               lambda wp, k, v: wp.sort_pairs(k, v), stable_pairs, None,
-              None, lambda torch, k, v: torch.sort(k, stable=True), bytes=lambda n, s: 4 * n * s,
-              notes="torch reference: stable sort with indices"),
+              lambda cp, k, v: _cupy_pairs(cp, k, v), lambda torch, k, v: torch.sort(k, stable=True),
+              bytes=lambda n, s: 4 * n * s,
+              notes="CuPy: argsort (stable), then gather both; torch: stable sort with indices"),
     Primitive("bitonic_sort", ("sort", "method"), ("float32", "uint32"), one, lambda wp, x: wp.sort(x, method="bitonic"),
               np.sort, None, lambda cp, x: cp.sort(x), lambda torch, x: torch.sort(x)[0],
               bytes=_SORT_BYTES, max_n=2**24),

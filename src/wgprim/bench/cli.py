@@ -68,6 +68,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sizes", type=_sizes, default=None,
                         help=f"comma-separated, e.g. 2^16,2^28 or 1000000 (default {DEFAULT_SIZES}; with --targets: "
                              "instead of each target's size, for a quick run of the same rows)")
+    parser.add_argument("--min-size", type=_size, default=1,
+                        help="leave out rows of fewer elements (e.g. --targets --min-size 2^28)")
     parser.add_argument("--dtype", type=_dtypes, default=None, help="comma-separated dtypes (default: each entry's first)")
     parser.add_argument("--compare", default="numpy,cupy,torch", help="references: numpy,cupy,torch")
     parser.add_argument("--repeat", "--rounds", dest="rounds", type=_positive(int), default=5,
@@ -143,6 +145,8 @@ def _jobs(args, parser_error):
         if args.dtype and not wanted and args.primitives != ["blockscan-claim"]:
             parser_error(f"no chosen primitive takes dtype {', '.join(args.dtype)}")
     for p, n, d in wanted:
+        if n < args.min_size:
+            continue
         reason = skipped.get(p.name) or p.missing()
         if reason:
             skipped[p.name] = reason
