@@ -3,7 +3,7 @@
 # against CuPy and PyTorch in the same run, the first row measured again at the end (the
 # protocol check), into ${OUT:-benchmarks}/h200-YYYY-MM-DD[-N].{json,txt,png} and a
 # -machine.txt. RUNS=2 then runs the 2^28 rows again, in a second process, and compares the
-# two runs row by row (the acceptance: within 5%).
+# two runs row by row (the acceptance: within 5%). The block-scan claim runs once, up to 2^28.
 # Run from the repository root on the GPU machine (wgprim importable, CuPy and PyTorch
 # installed); numpy is left out (at 2^28 it takes seconds per call). Rows whose wgprim
 # function does not exist are skipped and listed.
@@ -26,6 +26,10 @@ for ((r = 1; r <= runs; r++)); do
   python3 -m wgprim bench --targets "${rows[@]}" --compare cupy,torch \
     --json "$base.json" --plot "$base.png" 2>&1 | tee "$base.txt"
   made+=("$base.json")
+  if [ "$r" = 1 ]; then
+    python3 -m wgprim bench blockscan-claim --sizes 2^28 --compare "" --json "$base-claim.json" 2>&1 \
+      | tee "$base-claim.txt"
+  fi
 done
 if [ "${#made[@]}" -ge 2 ]; then
   python3 -m wgprim.bench.agree "${made[0]}" "${made[1]}" --min-n 2^28 | tee "${made[1]%.json}-agree.txt"

@@ -224,6 +224,8 @@ def measure(p: Primitive, n: int, dtype: str, refs: dict, protocol: Protocol, co
     row.steps = timing.steps_ms(dev, call)
     if n <= END_TO_END_MAX:
         row.end_to_end_ms = float(np.median([timing.end_to_end_ms(call, host) for _ in range(protocol.rounds)]))
+        if row.wgprim_ms > row.end_to_end_ms:
+            row.flags.append("wgprim: GPU time > end-to-end time")
     itemsize = np.dtype(dtype).itemsize
     if row.wgprim_ms:
         row.gbps = p.bytes(row.n, itemsize) / (row.wgprim_ms * 1e6)
