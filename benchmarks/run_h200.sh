@@ -1,17 +1,36 @@
 #!/usr/bin/env bash
-# The commands that produced benchmarks/h200.md, run on the GPU machine from the repo root
-# (wgprim importable, CuPy and PyTorch installed). Writes into ${OUT:-benchmarks/out}.
-# About 5 minutes on an H200 (numpy is left out: at 2^28 it alone takes minutes).
+# The H200 measurements behind benchmarks/h200.md: every target row (wgprim.registry.TARGETS)
+# against CuPy and PyTorch in the same run, the first row measured again at the end (the
+# protocol check), into ${OUT:-benchmarks}/h200-YYYY-MM-DD[-N].{json,txt,png} and a
+# -machine.txt. RUNS=2 then runs the 2^28 rows again, in a second process, and compares the
+# two runs row by row (the acceptance: within 5%). The block-scan claim runs once, up to 2^28.
+# Run from the repository root on the GPU machine (wgprim importable, CuPy and PyTorch
+# installed); numpy is left out (at 2^28 it takes seconds per call). Rows whose wgprim
+# function does not exist are skipped and listed.
 set -uo pipefail
-out=${OUT:-benchmarks/out}
+out=${OUT:-benchmarks}
+runs=${RUNS:-1}
 mkdir -p "$out"
-{
-  date -u +"date: %Y-%m-%d %H:%M UTC"
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /'
-  python3 -m wgprim info
-} > "$out/machine.txt" 2>&1
-python3 -m wgprim bench --sizes 2^20,2^24,2^28 --compare cupy,torch --repeat 5 \
-  --json "$out/h200.json" --plot "$out/h200.png" 2>/dev/null | tee "$out/bench.txt"
-# The sort target is stated at 2^26.
-python3 -m wgprim bench sort argsort --sizes 2^26 --compare cupy,torch --repeat 5 2>/dev/null \
-  | tee -a "$out/bench.txt"
+day=$(date -u +%Y-%m-%d)
+made=()
+for ((r = 1; r <= runs; r++)); do
+  base="$out/h200-$day"
+  i=2
+  while [ -e "$base.json" ]; do base="$out/h200-$day-$i"; i=$((i + 1)); done
+  {
+    date -u +"date: %Y-%m-%d %H:%M UTC"
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /'
+    python3 -m wgprim info
+  } > "$base-machine.txt" 2>&1
+  if [ "$r" = 1 ]; then rows=(--repeat-first); else rows=(--min-size 2^28); fi
+  python3 -m wgprim bench --targets "${rows[@]}" --compare cupy,torch \
+    --json "$base.json" --plot "$base.png" 2>&1 | tee "$base.txt"
+  made+=("$base.json")
+  if [ "$r" = 1 ]; then
+    python3 -m wgprim bench blockscan-claim --sizes 2^28 --compare "" --json "$base-claim.json" 2>&1 \
+      | tee "$base-claim.txt"
+  fi
+done
+if [ "${#made[@]}" -ge 2 ]; then
+  python3 -m wgprim.bench.agree "${made[0]}" "${made[1]}" --min-n 2^28 | tee "${made[1]%.json}-agree.txt"
+fi

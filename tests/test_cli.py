@@ -6,6 +6,14 @@ import pytest
 from wgprim.cli import main
 
 
+def exit_status(argv) -> int:
+    """main's return value, or the status argparse exits with on a bad argument."""
+    try:
+        return main(argv)
+    except SystemExit as exit:
+        return exit.code
+
+
 def test_demo_checks_every_primitive(capsys):
     assert main(["demo", "-n", "3000"]) == 0
     out = capsys.readouterr().out
@@ -20,22 +28,86 @@ def test_demo_only_filters(capsys):
     assert len(rows) == 3  # f32, i32, u32
 
 
+@pytest.mark.parametrize("size", ["0", "-5", "ten"])
+def test_demo_rejects_a_size_that_is_not_positive(size, capsys):
+    assert exit_status(["demo", "-n", size]) == 2
+    captured = capsys.readouterr()
+    assert "ERROR" not in captured.out and "-n" in captured.err
+
+
+def test_demo_only_with_no_match_names_the_choices(capsys):
+    assert exit_status(["demo", "--only", "nosuch"]) == 2
+    err = capsys.readouterr().err
+    assert "nosuch" in err and "cumsum" in err and "histogram" in err
+
+
+def test_bench_rejects_an_unsupported_dtype_naming_the_choices(capsys):
+    assert exit_status(["bench", "sum", "--dtype", "float64"]) == 2
+    err = capsys.readouterr().err
+    assert "float64" in err and "float32" in err and "uint32" in err
+
+
+def test_bench_rejects_a_dtype_no_chosen_primitive_takes(capsys):
+    assert exit_status(["bench", "sum", "--dtype", "bool", "--sizes", "2^10"]) == 2
+    assert "bool" in capsys.readouterr().err
+
+
+def test_output_that_is_not_a_terminal_has_no_carriage_returns(capsys):
+    assert main(["demo", "-n", "1000", "--only", "sum"]) == 0
+    assert main(["bench", "sum", "--sizes", "2^10", "--repeat", "1", "--compare", "numpy",
+                 "--warmup-ms", "1", "--round-ms", "1"]) == 0
+    captured = capsys.readouterr()
+    assert "\r" not in captured.out and "\r" not in captured.err
+
+
 def test_bench_small_run_writes_json_and_plot(tmp_path, capsys):
     out_json, out_png = tmp_path / "b.json", tmp_path / "b.png"
     code = main(["bench", "sum", "cumsum", "sort", "compact", "blockscan-claim", "--sizes", "2^12,5000",
-                 "--repeat", "2", "--compare", "numpy", "--json", str(out_json), "--plot", str(out_png)])
+                 "--repeat", "2", "--warmup-ms", "20", "--round-ms", "5", "--compare", "numpy",
+                 "--json", str(out_json), "--plot", str(out_png), "--repeat-first"])
     assert code == 0
     data = json.loads(out_json.read_text())
     assert {r["primitive"] for r in data["rows"]} == {"sum", "cumsum", "sort", "compact"}
     assert all(r["ok"] for r in data["rows"])
     assert data["blockscan_claim"] and all(c["ok"] for c in data["blockscan_claim"])
     assert out_png.stat().st_size > 0
+    # The schema docs/bench.md describes.
+    assert data["schema"] == 2 and data["timestamp_period_ns"] > 0 and data["protocol"]["rounds"] == 2
+    for row in data["rows"]:
+        stats = row["wgprim"]
+        assert stats["mode"] in ("submit", "calls") and stats["rounds"] == 2 and len(stats["rounds_ms"]) == 2
+        assert stats["min_ms"] <= stats["median_ms"] <= stats["max_ms"] and stats["k"] >= 1
+        assert row["wgprim_ms"] == stats["median_ms"] and isinstance(row["flags"], list)
+        assert "numpy" in row["refs"] and row["ref_stats"]["numpy"]["mode"] == "host"
+    assert {r["wgprim"]["mode"] for r in data["rows"] if r["primitive"] == "sum"} == {"submit"}
+    assert {r["wgprim"]["mode"] for r in data["rows"] if r["primitive"] == "compact"} == {"calls"}
+    first = data["repeat_first"]
+    assert (first["primitive"], first["n"]) == ("sum", 4096) and first["first_ms"] > 0 and first["last_ms"] > 0
+    assert first["agree"] == (abs(first["last_ms"] / first["first_ms"] - 1) <= 0.05)
+
+
+def test_bench_skips_entries_whose_function_is_missing(tmp_path, capsys):
+    out_json = tmp_path / "b.json"
+    code = main(["bench", "sum", "topk", "--sizes", "2^10", "--repeat", "1", "--compare", "numpy",
+                 "--warmup-ms", "1", "--round-ms", "1", "--json", str(out_json)])
+    data = json.loads(out_json.read_text())
+    import wgprim
+
+    if hasattr(wgprim, "topk"):
+        assert {r["primitive"] for r in data["rows"]} == {"sum", "topk"}
+    else:
+        assert code == 0 and [r["primitive"] for r in data["rows"]] == ["sum"]
+        assert data["skipped"] == [{"primitive": "topk", "reason": "wgprim.topk does not exist"}]
+        assert "skipped topk" in capsys.readouterr().out
 
 
 def test_bench_rejects_bad_arguments(capsys):
-    assert main(["bench", "nosuchprimitive"]) == 2
-    assert main(["bench", "sum", "--sizes", "2^x"]) == 2
-    assert main(["bench", "sum", "--compare", "fortran"]) == 2
+    assert exit_status(["bench", "nosuchprimitive"]) == 2
+    assert "sort_pairs" in capsys.readouterr().err  # names the choices
+    assert exit_status(["bench", "sum", "--sizes", "2^x"]) == 2
+    assert exit_status(["bench", "sum", "--sizes", "0"]) == 2
+    assert exit_status(["bench", "sum", "--compare", "fortran"]) == 2
+    assert exit_status(["bench", "sum", "--repeat", "0"]) == 2
 
 
 def test_no_command_prints_help(capsys):
@@ -49,3 +121,14 @@ def test_check_passes_on_every_shipped_kernel(capsys):
     import wgprim
     kernels = Path(wgprim.__file__).parent / "kernels"
     assert main(["check", str(kernels)]) == 0
+
+
+def test_bench_targets_run_their_rows_at_the_sizes_asked(tmp_path):
+    out_json = tmp_path / "t.json"
+    assert main(["bench", "--targets", "sum", "cumsum", "--sizes", "2^10,2^12", "--min-size", "2^12",
+                 "--repeat", "1", "--compare", "numpy", "--warmup-ms", "1", "--round-ms", "1",
+                 "--json", str(out_json)]) == 0
+    rows = json.loads(out_json.read_text())["rows"]
+    assert [(r["primitive"], r["dtype"], r["n"]) for r in rows] == [
+        ("sum", "float32", 4096), ("cumsum", "float32", 4096), ("cumsum", "uint32", 4096)]
+    assert all(set(r["seconds"]) == {"prepare", "check", "time"} for r in rows)

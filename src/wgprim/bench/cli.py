@@ -1,41 +1,102 @@
 """Benchmark wgprim against numpy, CuPy and PyTorch, timed on the GPU in the same run.
 
-wgprim's time is the sum of the GPU timestamps of every dispatch of one call (median of
---repeat runs after a warm-up); references use CUDA events (numpy: wall clock). Every
-result is checked before it is timed. `blockscan-claim` measures the reference text's
-claim that 8 dispatches instead of one in-workgroup block scan are "hundreds of times
-slower".
+Every row is checked before it is timed; then the GPU is warmed with the row's own work
+and wgprim and the references are timed round by round, k runs back to back per round
+(GPU timestamps for wgprim, CUDA events for CuPy and PyTorch). Rows report the median
+and min over rounds and their spread, and flags for figures that cannot be trusted.
+`blockscan-claim` measures the claim that 8 dispatches instead of one in-workgroup block
+scan are "hundreds of times slower". See docs/bench.md.
 """
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import sys
+
+DEFAULT_SIZES = "2^16,2^20,2^24,2^26"
+PROTOCOL_TOLERANCE = 0.05  # the first row measured again at the end must agree within this
 
 
 def _size(text: str) -> int:
     text = text.strip()
-    if "^" in text:
-        base, exp = text.split("^")
-        return int(base) ** int(exp)
-    return int(text)
+    try:
+        if "^" in text:
+            base, exp = text.split("^")
+            value = int(base) ** int(exp)
+        else:
+            value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"bad size {text!r} (e.g. 2^20 or 1000000)") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"sizes must be positive, not {text!r}")
+    return value
+
+
+def _sizes(text: str) -> list[int]:
+    sizes = [_size(s) for s in text.split(",") if s.strip()]
+    if not sizes:
+        raise argparse.ArgumentTypeError("no sizes given")
+    return sizes
+
+
+def _dtypes(text: str) -> list[str]:
+    from wgprim.registry import ENTRIES
+
+    known = sorted({d for p in ENTRIES for d in p.dtypes})
+    chosen = [d.strip() for d in text.split(",") if d.strip()]
+    bad = [d for d in chosen if d not in known]
+    if bad or not chosen:
+        raise argparse.ArgumentTypeError(f"invalid dtype {', '.join(bad) or repr(text)} (choose from {', '.join(known)})")
+    return chosen
+
+
+def _positive(kind):
+    def parse(text: str):
+        value = kind(text)
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be positive, not {text}")
+        return value
+    return parse
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("primitives", nargs="*", metavar="PRIMITIVE",
-                        help="what to measure (default: all); 'blockscan-claim' for the block-scan experiment")
-    parser.add_argument("--sizes", default="2^16,2^20,2^24,2^26", help="comma-separated, e.g. 2^16,2^28 or 1000000")
-    parser.add_argument("--dtype", default=None, help="comma-separated dtypes (default: each primitive's first)")
+                        help="registry entries to measure (default: all); 'blockscan-claim' for the block-scan experiment")
+    parser.add_argument("--targets", action="store_true",
+                        help="measure the target rows (wgprim.registry.TARGETS: entry, dtype and size each)")
+    parser.add_argument("--sizes", type=_sizes, default=None,
+                        help=f"comma-separated, e.g. 2^16,2^28 or 1000000 (default {DEFAULT_SIZES}; with --targets: "
+                             "instead of each target's size, for a quick run of the same rows)")
+    parser.add_argument("--min-size", type=_size, default=1,
+                        help="leave out rows of fewer elements (e.g. --targets --min-size 2^28)")
+    parser.add_argument("--dtype", type=_dtypes, default=None, help="comma-separated dtypes (default: each entry's first)")
     parser.add_argument("--compare", default="numpy,cupy,torch", help="references: numpy,cupy,torch")
-    parser.add_argument("--repeat", type=int, default=10, help="timed runs per measurement (median)")
+    parser.add_argument("--repeat", "--rounds", dest="rounds", type=_positive(int), default=5,
+                        help="timed rounds per row, each wgprim then every reference (median, min, spread over them)")
+    parser.add_argument("--round-ms", type=_positive(float), default=20.0,
+                        help="GPU time of one side's round: k runs back to back, k chosen to fill it")
+    parser.add_argument("--warmup-ms", type=_positive(float), default=300.0,
+                        help="least warm-up per row, with the row's own work, right before it is timed")
+    parser.add_argument("--repeat-first", action="store_true",
+                        help="measure the first row again at the end and report whether the two agree within 5%%")
+    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", default=None, metavar="FILE", help="write every row as JSON")
     parser.add_argument("--plot", default=None, metavar="FILE.png", help="throughput plot (needs matplotlib)")
 
 
 def _progress(i: int, total: int, text: str) -> None:
-    width = 30
-    done = int(width * i / max(total, 1))
-    print(f"\r[{'#' * done}{'.' * (width - done)}] {i}/{total} {text}".ljust(100)[:100], end="", file=sys.stderr, flush=True)
+    """On a terminal, one line rewritten in place; elsewhere (a log, a pipe) nothing."""
+    if sys.stderr.isatty():
+        width = 30
+        done = int(width * i / max(total, 1))
+        print(f"\r[{'#' * done}{'.' * (width - done)}] {i}/{total} {text}".ljust(100)[:100], end="",
+              file=sys.stderr, flush=True)
+
+
+def _clear_progress() -> None:
+    if sys.stderr.isatty():
+        print("\r" + " " * 100 + "\r", end="", file=sys.stderr, flush=True)
 
 
 def _fmt(ms):
@@ -44,105 +105,187 @@ def _fmt(ms):
 
 def _row_line(r, ref_names) -> str:
     ratios = r.ratios()
-    line = f"{r.primitive:<18} {r.dtype:<8} {r.n:>11,} {_fmt(r.wgprim_ms):>10} "
+    spread = r.wgprim.get("spread")
+    line = f"{r.primitive:<19} {r.dtype:<8} {r.n:>11,} {_fmt(r.wgprim_ms):>10} {_fmt(r.wgprim.get('min_ms')):>10} "
+    line += f"{'-' if spread is None else f'{100 * spread:.1f}%':>6} "
     line += " ".join(f"{_fmt(r.refs.get(x)):>10}" for x in ref_names)
     line += " " + " ".join(f"{ratios[x]:>8.2f}" if x in ratios else f"{'-':>8}" for x in ref_names if x != "numpy")
-    line += f" {(r.gbps or 0):>7.0f} {100 * (r.copy_fraction or 0):>5.0f}% {_fmt(r.end_to_end_ms):>8}  {'ok' if r.ok else 'WRONG ' + r.note}"
+    line += f" {(r.gbps or 0):>7.0f} {100 * (r.copy_fraction or 0):>5.0f}% {_fmt(r.end_to_end_ms):>8} "
+    line += f"{r.wgprim.get('mode', '-'):>6}  {'ok' if r.ok else 'WRONG ' + r.note}"
     return line
 
 
-def run(args) -> int:
-    import numpy as np
+def _jobs(args, parser_error):
+    """(entry, n, dtype) rows to measure, entries skipped with why, and whether the claim runs."""
+    from wgprim.registry import TARGETS, entries
 
+    by_name = {p.name: p for p in entries()}
+    bench_names = [p.name for p in entries("bench")]
+    known = list(by_name) + ["blockscan-claim"]
+    unknown = [w for w in args.primitives if w not in known]
+    if unknown:
+        parser_error(f"unknown primitive {', '.join(unknown)} (choose from {', '.join(known)})")
+    skipped, jobs = {}, []
+    if args.targets:
+        wanted = []
+        for name, dtype, n in TARGETS:
+            for size in args.sizes or [n]:
+                if (not args.primitives or name in args.primitives) and (by_name[name], size, dtype) not in wanted:
+                    wanted.append((by_name[name], size, dtype))
+    else:
+        args.sizes = args.sizes or _sizes(DEFAULT_SIZES)
+        names = [w for w in args.primitives if w != "blockscan-claim"] if args.primitives else bench_names
+        wanted = []
+        for name in names:
+            p = by_name[name]
+            dtypes = [d for d in args.dtype if d in p.dtypes] if args.dtype else [p.dtypes[0]]
+            if not dtypes:
+                skipped[name] = f"takes {', '.join(p.dtypes)}, not {', '.join(args.dtype)}"
+            wanted += [(p, n, d) for d in dtypes for n in args.sizes if n <= p.max_n]
+        if args.dtype and not wanted and args.primitives != ["blockscan-claim"]:
+            parser_error(f"no chosen primitive takes dtype {', '.join(args.dtype)}")
+    for p, n, d in wanted:
+        if n < args.min_size:
+            continue
+        reason = skipped.get(p.name) or p.missing()
+        if reason:
+            skipped[p.name] = reason
+        else:
+            jobs.append((p, n, d))
+    claim = "blockscan-claim" in args.primitives or (not args.primitives and not args.targets)
+    return jobs, skipped, claim
+
+
+def run(args) -> int:
     import wgprim
     from wgprim.bench import claim, harness, timing
-    from wgprim.bench.cases import primitives
+
+    def parser_error(message: str):
+        raise _ArgumentError(message)
 
     try:
-        sizes = [_size(s) for s in args.sizes.split(",") if s.strip()]
-    except ValueError:
-        print(f"error: bad --sizes {args.sizes!r}", file=sys.stderr)
-        return 2
-    if args.repeat < 1 or not sizes or min(sizes) < 1:
-        print("error: --repeat and sizes must be positive", file=sys.stderr)
-        return 2
-    table = primitives()
-    wanted = args.primitives or list(table) + ["blockscan-claim"]
-    unknown = [w for w in wanted if w not in table and w != "blockscan-claim"]
-    if unknown:
-        print(f"error: unknown primitive(s) {', '.join(unknown)}; known: {', '.join(table)}, blockscan-claim", file=sys.stderr)
-        return 2
-    if args.plot:
+        jobs, skipped, with_claim = _jobs(args, parser_error)
+        if args.plot:
+            try:
+                import matplotlib  # noqa: F401
+            except ImportError:
+                parser_error("--plot needs matplotlib: pip install 'wgprim[plot]'")
         try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            print("error: --plot needs matplotlib: pip install 'wgprim[plot]'", file=sys.stderr)
-            return 2
-    try:
-        refs = harness.available_references([r.strip() for r in args.compare.split(",") if r.strip()])
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
+            refs = harness.available_references([r.strip() for r in args.compare.split(",") if r.strip()])
+        except ValueError as error:
+            parser_error(str(error))
+    except _ArgumentError as error:
+        print(f"wgprim bench: error: {error}", file=sys.stderr)
         return 2
+    protocol = harness.Protocol(rounds=args.rounds, round_ms=args.round_ms, warmup_ms=args.warmup_ms, seed=args.seed)
     dev = wgprim.get_device()
     if not dev.has_timestamps:
-        print("note: this adapter has no timestamp queries; wgprim GPU times are unavailable", file=sys.stderr)
+        print(f"error: {dev.summary} has no timestamp queries, and wgprim bench times the GPU with them "
+              "(`wgprim demo` checks every primitive without them)", file=sys.stderr)
+        return 1
+    period = timing.timestamp_period(dev)
+    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     print(f"wgprim bench on {dev.summary}; references: {', '.join(refs) or 'none'}")
-    timing.warm_gpu(dev)
-    copy_gbps = harness.copy_bandwidth(min(max(sizes) * 4, 1 << 30), args.repeat)
+    print(f"protocol: per row check, warm >= {protocol.warmup_ms:.0f} ms, then {protocol.rounds} rounds of "
+          f"~{protocol.round_ms:.0f} ms per side, interleaved; timestamp period {period} ns")
+    for name, reason in skipped.items():
+        print(f"skipped {name}: {reason}")
+    largest = max([4 * n for _p, n, _d in jobs] + [1 << 20])
+    copy_gbps = harness.copy_bandwidth(min(largest, 1 << 30), protocol)
     print(f"copy kernel: {copy_gbps:.0f} GB/s (read + write)")
-    rng = np.random.default_rng(0)
-    jobs = []
-    for name in wanted:
-        if name == "blockscan-claim":
-            continue
-        p = table[name]
-        dtypes = args.dtype.split(",") if args.dtype else [p.dtypes[0]]
-        jobs += [(p, n, d) for d in dtypes if d in p.dtypes for n in sizes if n <= p.max_n]
     ref_names = list(refs)
-    head = f"{'primitive':<18} {'dtype':<8} {'n':>11} {'wgprim ms':>10} " + " ".join(f"{r + ' ms':>10}" for r in ref_names)
-    head += " " + " ".join(f"{'x ' + r:>8}" for r in ref_names if r != "numpy") + f" {'GB/s':>7} {'%copy':>6} {'e2e ms':>8}  ok"
+    head = (f"{'primitive':<19} {'dtype':<8} {'n':>11} {'wgprim ms':>10} {'min ms':>10} {'spread':>6} "
+            + " ".join(f"{r + ' ms':>10}" for r in ref_names))
+    head += " " + " ".join(f"{'x ' + r:>8}" for r in ref_names if r != "numpy")
+    head += f" {'GB/s':>7} {'%copy':>6} {'e2e ms':>8} {'timing':>6}  ok"
     print(head)
     print("-" * len(head))
     rows, failures = [], 0
+
+    def save(repeat_first=None, claim_rows=()):
+        """The JSON so far: rewritten after every row, so a run cut short keeps its rows."""
+        if not args.json:
+            return
+        from dataclasses import asdict
+
+        with open(args.json, "w") as f:
+            json.dump({
+                "schema": 2,
+                "date": started,
+                "wgprim": wgprim.__version__,
+                "adapter": dev.summary,
+                "timestamp_period_ns": period,
+                "protocol": vars(protocol),
+                "references": ref_names,
+                "copy_gbps": copy_gbps if copy_gbps == copy_gbps else None,
+                "rows": [harness.as_dict(r) for r in rows],
+                "skipped": [{"primitive": k, "reason": v} for k, v in skipped.items()],
+                "repeat_first": repeat_first,
+                "blockscan_claim": [dict(asdict(c), gpu_ratio=c.gpu_ratio, wall_ratio=c.wall_ratio) for c in claim_rows],
+            }, f, indent=1)
+
+    def one(p, n, d):
+        try:
+            return harness.measure(p, n, d, refs, protocol, copy_gbps)
+        except Exception as error:  # one broken row must not take the others down
+            return harness.Row(p.name, n, d, False, None, note=f"error: {type(error).__name__}: {error}")
+
     for i, (p, n, d) in enumerate(jobs):
         _progress(i, len(jobs), f"{p.name} {d} n={n}")
-        try:
-            row = harness.measure(p, n, d, refs, args.repeat, copy_gbps, rng)
-        except Exception as error:
-            row = harness.Row(p.name, n, d, False, None, note=f"error: {type(error).__name__}: {error}")
+        row = one(p, n, d)
         failures += not row.ok
         rows.append(row)
-        print("\r".ljust(101) + "\r", end="", file=sys.stderr)
+        _clear_progress()
         print(_row_line(row, ref_names), flush=True)
         if row.steps and len(row.steps) > 1:
             by_label: dict = {}
             for label, ms in row.steps:
                 by_label[label] = by_label.get(label, 0.0) + ms
             print("    steps: " + ", ".join(f"{k} {v:.4f}" for k, v in by_label.items()), flush=True)
+        for flag in row.flags:
+            print(f"    flag: {flag}", flush=True)
+        save()
+    repeat_first = None
+    if args.repeat_first and rows and rows[0].ok:
+        p, n, d = jobs[0]
+        again = one(p, n, d)
+        first, last = rows[0].wgprim_ms, again.wgprim_ms
+        ratio = last / first if first and last else None
+        repeat_first = {"primitive": p.name, "dtype": d, "n": n, "first_ms": first, "last_ms": last, "ratio": ratio,
+                        "agree": ratio is not None and abs(ratio - 1) <= PROTOCOL_TOLERANCE,
+                        "first_refs": rows[0].refs, "last_refs": again.refs}
+        verdict = "agree" if repeat_first["agree"] else "DISAGREE"
+        print(f"protocol check: {p.name} {d} n={n} measured first {_fmt(first)} ms and last {_fmt(last)} ms "
+              f"(ratio {ratio:.3f}): {verdict} within {100 * PROTOCOL_TOLERANCE:.0f}%" if ratio else
+              "protocol check: no GPU time")
     claim_rows = []
-    if "blockscan-claim" in wanted:
-        claim_sizes = [1 << k for k in range(12, 29, 2) if (1 << k) <= max(max(sizes), 1 << 12)]
+    if with_claim:
+        top = max(max(n for _p, n, _d in jobs) if jobs else max(args.sizes or [1]), 1 << 12)
+        claim_sizes = [1 << k for k in range(12, 29, 2) if (1 << k) <= top]
         for i, n in enumerate(claim_sizes):
             _progress(i, len(claim_sizes), f"blockscan-claim n={n}")
-            claim_rows.append(claim.measure(n, args.repeat))
-    print("\r".ljust(101) + "\r", end="", file=sys.stderr)
-    print("x REF = REF ms / wgprim ms (above 1: wgprim faster). GB/s: minimum bytes a call moves / GPU time.")
+            claim_rows.append(claim.measure(n, protocol))
+        _clear_progress()
+    print("x REF = REF ms / wgprim ms (above 1: wgprim faster). GB/s: least bytes a call moves / GPU time. "
+          "timing: submit = k runs in one submit, calls = k calls (it reads back between dispatches).")
     if claim_rows:
         print("\nblock scan of 256-element segments: one dispatch (barriers inside) vs one dispatch per step (8)")
-        print(f"{'n':>11} {'fused GPU ms':>13} {'8-step GPU ms':>14} {'ratio':>7} {'fused e2e ms':>13} {'8-step e2e ms':>14} {'ratio':>7}  ok")
+        print(f"{'n':>11} {'fused GPU ms':>13} {'8-step GPU ms':>14} {'ratio':>7} {'fused wall ms':>14} "
+              f"{'8-step wall ms':>15} {'ratio':>7}  ok")
         for c in claim_rows:
             gr = f"{c.gpu_ratio:.1f}" if c.gpu_ratio else "-"
-            print(f"{c.n:>11,} {_fmt(c.fused_gpu_ms):>13} {_fmt(c.steps_gpu_ms):>14} {gr:>7} {c.fused_end_to_end_ms:>13.3f} "
-                  f"{c.steps_end_to_end_ms:>14.3f} {c.end_to_end_ratio:>7.1f}  {'ok' if c.ok else 'WRONG'}")
-    if args.json:
-        from dataclasses import asdict
-
-        with open(args.json, "w") as f:
-            json.dump({"adapter": dev.summary, "copy_gbps": copy_gbps if copy_gbps == copy_gbps else None, "rows": [harness.as_dict(r) for r in rows],
-                       "blockscan_claim": [dict(asdict(c), gpu_ratio=c.gpu_ratio, end_to_end_ratio=c.end_to_end_ratio)
-                                           for c in claim_rows]}, f, indent=1)
+            wr = f"{c.wall_ratio:.1f}" if c.wall_ratio else "-"
+            print(f"{c.n:>11,} {_fmt(c.fused_gpu_ms):>13} {_fmt(c.steps_gpu_ms):>14} {gr:>7} {c.fused_wall_ms:>14.4f} "
+                  f"{c.steps_wall_ms:>15.4f} {wr:>7}  {'ok' if c.ok else 'WRONG'}"
+                  + "".join(f"\n    flag: {f}" for f in c.flags))
+    save(repeat_first, claim_rows)
     if args.plot:
         from wgprim.bench.plot import plot
 
         plot([harness.as_dict(r) for r in rows], args.plot, f"wgprim vs references on {dev.summary}")
     return 1 if failures else 0
+
+
+class _ArgumentError(Exception):
+    pass
+

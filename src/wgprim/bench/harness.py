@@ -1,18 +1,44 @@
-"""Runs the measurements: for each primitive, dtype and size, check wgprim's result,
-then time wgprim (GPU timestamps; end to end for small sizes) and every reference in
-the same process, and compare with the copy bandwidth measured in the same run."""
+"""The measurement protocol of one row (a registry entry, a dtype, a size):
+
+1. prepare: make the inputs, upload them to wgprim and to each reference library;
+2. check: wgprim's result against numpy's (or CuPy's, above NUMPY_CHECK_MAX, where the
+   two are the same by definition); a wrong result is reported and not timed;
+3. warm: run the row's own timed rounds, discarded, until the GPU's clock is up (at
+   least `warmup_ms`, and until three rounds in a row agree within 2%), right before
+   timing, so no host work separates the warm-up from the measurement;
+4. time: `rounds` rounds, each timing wgprim then every reference, k runs back to back
+   (k chosen so that a round lasts about `round_ms`);
+5. summarize: median, min and spread of the rounds; flags for what makes a row doubtful.
+
+numpy is timed after the GPU rounds (its seconds of host work would let the GPU idle).
+"""
 from __future__ import annotations
 
 import sys
+import time
+import zlib
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
 from wgprim.bench import timing
-from wgprim.bench.cases import Primitive
+from wgprim.registry import Primitive
 
-END_TO_END_MAX = 1 << 20  # below this, host overhead dominates: report end-to-end too
-NUMPY_CHECK_MAX = 1 << 24  # above this, check against CuPy when present (numpy is slow)
+END_TO_END_MAX = 1 << 20  # up to this size, also the time from Python to the result on the host
+NUMPY_CHECK_MAX = 1 << 24  # above this, CuPy checks wgprim where it gives numpy's answer
+NUMPY_TIME_MAX = 1 << 24  # above this, numpy is not timed (seconds per call)
+SPREAD_FLAG = 0.05  # rounds differing by more than this (of the median) make a row doubtful
+STEADY = 0.02  # warm-up ends when three rounds agree within this
+MAX_K = 100
+
+
+@dataclass
+class Protocol:
+    rounds: int = 5
+    round_ms: float = 20.0  # GPU time of one round of one side, about
+    warmup_ms: float = 300.0
+    warmup_max_ms: float = 3000.0
+    seed: int = 0
 
 
 @dataclass
@@ -21,12 +47,18 @@ class Row:
     n: int
     dtype: str
     ok: bool
-    wgprim_ms: float | None
+    wgprim_ms: float | None  # median over rounds of the per-run GPU time
+    shape: list = field(default_factory=list)
     end_to_end_ms: float | None = None
-    refs: dict = field(default_factory=dict)  # reference name -> ms
+    refs: dict = field(default_factory=dict)  # reference name -> median ms
+    wgprim: dict = field(default_factory=dict)  # timing.summary of wgprim
+    ref_stats: dict = field(default_factory=dict)  # reference name -> timing.summary
     gbps: float | None = None
     copy_fraction: float | None = None  # achieved GB/s / copy GB/s
     steps: list = field(default_factory=list)  # (label, ms) of one call
+    flags: list = field(default_factory=list)
+    warmup_ms: float | None = None
+    seconds: dict = field(default_factory=dict)  # host seconds spent: prepare, check, time
     note: str = ""
 
     def ratios(self) -> dict:
@@ -56,32 +88,30 @@ def available_references(wanted: list[str]) -> dict:
     return refs
 
 
-def copy_bandwidth(nbytes: int, repeat: int) -> float:
-    """GB/s (bytes read + written) of a plain vec4 copy kernel on wgprim's device."""
-    import wgprim
-    from wgprim.program import Program, get_pipeline
-
-    dev = wgprim.get_device()
-    vecs = nbytes // 16
-    src = wgprim.empty((vecs * 4,), np.uint32)
-    dst = wgprim.empty((vecs * 4,), np.uint32)
-    groups = -(-vecs // 1024)
-    pipe = get_pipeline(dev, "copy", "", "copy", {"WG": 256})
-    program = Program(dev, "copy", transient=False)
-    program.dispatch("copy", pipe, {0: program.params(vecs, groups), 1: src.buffer, 2: dst.buffer}, groups)
-    ms = timing.wgprim_gpu_ms(program.run, repeat)
-    return 2 * vecs * 16 / (ms * 1e6) if ms else float("nan")
+def row_rng(seed: int, name: str, dtype: str, n: int):
+    """The same inputs for a row whatever ran before it (a repeated row is the same job)."""
+    return np.random.default_rng([seed, zlib.crc32(f"{name}/{dtype}/{n}".encode())])
 
 
-def _host(result):
+_inputs: dict = {}  # the last inputs made, by (generator, dtype, n, seed): rows that share them skip making them
+
+
+def inputs_for(p: Primitive, dtype: str, n: int, seed: int) -> tuple:
+    """The row's numpy inputs. Rows whose entries use the same generator (sum, cumsum and
+    histogram of float32, say) get the same arrays, made once: generating 2^28 normal
+    floats takes seconds. Nothing reads them but references, which do not write."""
+    key = (p.make, dtype, n, seed)
+    if key not in _inputs:
+        _inputs.clear()
+        _inputs[key] = p.make(row_rng(seed, getattr(p.make, "__name__", p.name), dtype, n), n, np.dtype(dtype))
+    return _inputs[key]
+
+
+def host(result):
     if isinstance(result, tuple):
-        return tuple(_host(r) for r in result)
-    return result.numpy() if hasattr(result, "numpy") else np.asarray(result)
-
-
-def _to_numpy_any(result):
-    if isinstance(result, tuple):
-        return tuple(_to_numpy_any(r) for r in result)
+        return tuple(host(r) for r in result)
+    if hasattr(result, "numpy"):
+        return result.numpy()
     if hasattr(result, "get"):  # CuPy
         return result.get()
     if hasattr(result, "cpu"):  # torch
@@ -89,48 +119,180 @@ def _to_numpy_any(result):
     return np.asarray(result)
 
 
-def measure(p: Primitive, n: int, dtype: str, refs: dict, repeat: int, copy_gbps: float, rng) -> Row:
+def upload(lib: str, module, p: Primitive, inputs: tuple) -> tuple:
+    if p.ref_inputs is not None:
+        return p.ref_inputs(lib, module, *inputs)
+    if lib == "cupy":
+        return tuple(module.asarray(a) for a in inputs)
+    # torch has little uint32 support: the same bits as int32 (same width, same work).
+    return tuple(module.from_numpy(np.ascontiguousarray(a.view(np.int32) if a.dtype == np.uint32 else a)).cuda()
+                 for a in inputs)
+
+
+def choose_k(one_ms: float, protocol: Protocol, cap: int = MAX_K) -> int:
+    """Runs per round: enough for about protocol.round_ms of GPU work."""
+    return int(min(max(1, round(protocol.round_ms / max(one_ms, 1e-3))), cap))
+
+
+def _free_reference_memory(refs: dict) -> None:
+    if "cupy" in refs:
+        refs["cupy"].get_default_memory_pool().free_all_blocks()
+    if "torch" in refs:
+        refs["torch"].cuda.empty_cache()
+
+
+def measure(p: Primitive, n: int, dtype: str, refs: dict, protocol: Protocol, copy_gbps: float | None) -> Row:
     import wgprim
 
-    inputs = p.make(rng, n, np.dtype(dtype))
+    dev = wgprim.get_device()
+    clock = [time.perf_counter()]
+
+    def lap() -> float:
+        clock.append(time.perf_counter())
+        return round(clock[-1] - clock[-2], 3)
+
+    # 1. prepare
+    inputs = inputs_for(p, dtype, n, protocol.seed)
     gpu_inputs = tuple(wgprim.asarray(a) for a in inputs)
-    call = lambda: p.run(*gpu_inputs)
-    same = p.same or (lambda g, r: np.array_equal(np.asarray(g), np.asarray(r)) if not isinstance(r, tuple)
-                      else all(np.array_equal(np.asarray(a), np.asarray(b)) for a, b in zip(g, r)))
-    got = _host(call())
-    # The correctness oracle: numpy, or CuPy for the largest sizes (numpy takes minutes).
+    call = lambda: p.call(wgprim, *gpu_inputs)  # noqa: E731
+    same = p.same or (lambda g, r, *a: _exact(g, r))
+    row = Row(p.name, int(inputs[0].size), dtype, False, None, shape=list(inputs[0].shape))
+    lib_inputs = {lib: upload(lib, refs[lib], p, inputs) for lib in ("cupy", "torch")
+                  if lib in refs and getattr(p, lib) is not None}
+    row.seconds["prepare"] = lap()
+    # 2. check
+    got = host(call())
     oracle = "numpy"
-    if n > NUMPY_CHECK_MAX and "cupy" in refs and p.cupy is not None and p.same is None:
-        cp = refs["cupy"]
-        expected = _to_numpy_any(p.cupy(cp, *[cp.asarray(a) for a in inputs]))
-        oracle = "cupy"
+    if n > NUMPY_CHECK_MAX and "cupy" in lib_inputs and p.checked_by_cupy():
+        expected, oracle = host(p.cupy(refs["cupy"], *lib_inputs["cupy"])), "cupy"
     else:
         expected = p.numpy(*inputs)
-    ok = bool(same(got, expected))
-    row = Row(p.name, n, dtype, ok, None, note=f"checked against {oracle}")
-    if not ok:
+    row.ok = bool(same(got, expected, *inputs))
+    row.note = f"checked against {oracle}"
+    row.seconds["check"] = lap()
+    if not row.ok:
         return row
-    row.wgprim_ms = timing.wgprim_gpu_ms(call, repeat)
-    row.steps = timing.wgprim_steps(call)
+    # The timed form: captured programs k times in one submit when a call records all
+    # its dispatches without running any; otherwise k separate calls.
+    programs, captured = timing.capture(call)
+    if programs and timing.labels_of(programs) == timing.profiled_labels(call):
+        probe = timing.SubmitTimer(dev, programs, 2)
+        first = probe.run()
+        rerun_ok = same(host(captured), expected, *inputs)  # run twice over, still the answer
+        probe.release(programs=not rerun_ok)
+        if rerun_ok:
+            wgprim_timer, mode = timing.SubmitTimer(dev, programs, choose_k(first.ms, protocol)), "submit"
+        else:
+            row.flags.append("wgprim: captured programs re-run differ; timed as calls")
+            wgprim_timer = None
+    else:
+        wgprim_timer = None
+        for program in programs or []:
+            program.release()
+    if wgprim_timer is None:
+        first = timing.CallTimer(dev, call, 1).run()
+        wgprim_timer, mode = timing.CallTimer(dev, call, choose_k(first.ms, protocol, cap=20)), "calls"
+    timers = {"wgprim": (wgprim_timer, mode)}
+    for lib, lib_in in lib_inputs.items():
+        fn = getattr(p, lib)
+        job = lambda fn=fn, lib=lib, lib_in=lib_in: fn(refs[lib], *lib_in)  # noqa: E731
+        one = timing.CudaTimer(lib, refs[lib], job, 1)
+        one.run()  # first call: kernels load, allocator fills
+        timers[lib] = (timing.CudaTimer(lib, refs[lib], job, choose_k(one.run().ms, protocol)), "events")
+    try:
+        # 3. warm, 4. time: round by round, every side
+        row.warmup_ms = warm(timers, protocol)
+        rounds = {name: [] for name in timers}
+        for _ in range(protocol.rounds):
+            for name, (timer, _mode) in timers.items():
+                rounds[name].append(timer.run())
+    finally:
+        for timer, _mode in timers.values():
+            timer.release()
+    # 5. summarize
+    for name, (timer, how) in timers.items():
+        stats = timing.summary(rounds[name], timer.k, how)
+        if name == "wgprim":
+            row.wgprim, row.wgprim_ms = stats, stats["median_ms"]
+        else:
+            row.ref_stats[name], row.refs[name] = stats, stats["median_ms"]
+        row.flags += flags_of(name, stats)
+    if "numpy" in refs and n <= NUMPY_TIME_MAX:
+        numpy_rounds = [timing.HostTimer(lambda: p.numpy(*inputs)).run() for _ in range(min(3, protocol.rounds))]
+        row.ref_stats["numpy"] = timing.summary(numpy_rounds, 1, "host")
+        row.refs["numpy"] = row.ref_stats["numpy"]["median_ms"]
+    row.steps = timing.steps_ms(dev, call)
     if n <= END_TO_END_MAX:
-        row.end_to_end_ms = timing.end_to_end_ms(call, _host, repeat)
-    for name, module in refs.items():
-        if name == "numpy":
-            if n <= NUMPY_CHECK_MAX:
-                row.refs["numpy"] = timing.host_ms(lambda: p.numpy(*inputs), repeat)
-        elif name == "cupy" and p.cupy is not None:
-            cp_inputs = [module.asarray(a) for a in inputs]
-            time = timing.cuda_ms if "torch" in refs else timing.cupy_ms
-            row.refs["cupy"] = time(lambda: p.cupy(module, *cp_inputs), repeat)
-        elif name == "torch" and p.torch is not None:
-            # torch has little uint32 support: time the same bits as int32 (same width, same work).
-            t_inputs = [module.from_numpy(a.view(np.int32) if a.dtype == np.uint32 else a).cuda() for a in inputs]
-            row.refs["torch"] = timing.cuda_ms(lambda: p.torch(module, *t_inputs), repeat)
+        row.end_to_end_ms = float(np.median([timing.end_to_end_ms(call, host) for _ in range(protocol.rounds)]))
+        if row.wgprim_ms > row.end_to_end_ms:
+            row.flags.append("wgprim: GPU time > end-to-end time")
     itemsize = np.dtype(dtype).itemsize
     if row.wgprim_ms:
-        row.gbps = p.bytes(n, itemsize) / (row.wgprim_ms * 1e6)
-        row.copy_fraction = row.gbps / copy_gbps if copy_gbps == copy_gbps else None
+        row.gbps = p.bytes(row.n, itemsize) / (row.wgprim_ms * 1e6)
+        row.copy_fraction = row.gbps / copy_gbps if copy_gbps else None
+    del lib_inputs
+    _free_reference_memory(refs)
+    row.seconds["time"] = lap()
     return row
+
+
+def flags_of(name: str, stats: dict) -> list[str]:
+    """What makes a side's figure doubtful: a GPU time above the wall time of the same
+    runs (the clock is misread), or rounds that disagree."""
+    flags = []
+    if stats["median_ms"] > 1.01 * stats["wall_ms"] + 0.002:
+        flags.append(f"{name}: GPU time > wall time")
+    if stats["spread"] is not None and stats["spread"] > SPREAD_FLAG:
+        flags.append(f"{name}: spread {100 * stats['spread']:.0f}%")
+    return flags
+
+
+def warm(timers: dict, protocol: Protocol, steady_on: str = "wgprim") -> float:
+    """Run the row's rounds (discarded) until the GPU is warm; the milliseconds it took."""
+    start = time.perf_counter()
+    recent: list[float] = []
+    while True:
+        for name, (timer, _mode) in timers.items():
+            result = timer.run()
+            if name == steady_on:
+                recent = (recent + [result.ms])[-3:]
+        elapsed = (time.perf_counter() - start) * 1e3
+        steady = len(recent) == 3 and max(recent) <= (1 + STEADY) * min(recent)
+        if elapsed >= protocol.warmup_max_ms or (elapsed >= protocol.warmup_ms and steady):
+            return elapsed
+
+
+def copy_bandwidth(nbytes: int, protocol: Protocol) -> float:
+    """GB/s (bytes read + written) of a plain vec4 copy kernel on wgprim's device, over
+    nbytes in binding-sized chunks (one dispatch each)."""
+    import wgprim
+    from wgprim.ops.common import chunks
+    from wgprim.program import Program, get_pipeline
+
+    dev = wgprim.get_device()
+    tile = 256 * 4 * 4  # u32s per workgroup: 256 invocations x 4 vec4s
+    n = max(tile, nbytes // 4 // tile * tile)
+    src, dst = wgprim.empty((n,), np.uint32), wgprim.empty((n,), np.uint32)
+    pipe = get_pipeline(dev, "copy", "", "copy", {"WG": 256})
+    program = Program(dev, "copy", transient=False)
+    for c in chunks(n, 4, tile, dev):
+        groups = c.count // tile
+        program.dispatch("copy", pipe, {0: program.params(c.count // 4, groups), 1: c.view(src), 2: c.view(dst)}, groups)
+    one = timing.SubmitTimer(dev, [program], 1)
+    k = choose_k(one.run().ms, protocol)
+    one.release(programs=False)
+    timer = timing.SubmitTimer(dev, [program], k)
+    warm({"copy": (timer, "submit")}, protocol, steady_on="copy")
+    runs = [timer.run() for _ in range(protocol.rounds)]
+    timer.release()
+    ms = float(np.median([r.ms for r in runs]))
+    return 2 * n * 4 / (ms * 1e6) if ms > 0 else float("nan")
+
+
+def _exact(got, ref) -> bool:
+    from wgprim.registry import exact
+
+    return exact(got, ref)
 
 
 def as_dict(row: Row) -> dict:

@@ -1,109 +1,240 @@
-"""How each side is timed.
+"""How each side is timed: k runs back to back, on the GPU's own clock.
 
-wgprim: GPU timestamps around every dispatch of one call, summed (the whole chain, no
-host overhead), the median of `repeat` runs after a warm-up; and separately the
-end-to-end time of a call from Python until its result is available on the host.
-CUDA libraries: CUDA events around the call, median of `repeat`. numpy: wall clock.
+wgprim: the Programs one call records are captured (inside `wgprim.batch()`, so nothing
+runs) and encoded k times into one command buffer, with a GPU timestamp before the first
+run and after each run; one submit. A call that needs the host between its dispatches
+(it reads a count back, e.g. compaction) cannot be captured whole: it is called k times,
+each call timed by the timestamps of its own dispatches (`wgprim.program.profile`).
+CuPy and PyTorch: CUDA events before the first call and after each call. numpy: the
+host's clock. Each timing also returns the wall time of the same k runs (submit to
+completion): a GPU time above it means the timestamps are misread.
+
+GPU timestamps count ticks of the adapter's timestamp period. wgpu-native returns raw
+ticks from a resolved query set (it converts them to nanoseconds only when the instance
+is created with its automatic-normalization flag, which wgpu-py does not set), and
+reports the period through wgpuQueueGetTimestampPeriod: 1.0 ns on NVIDIA and lavapipe,
+52 or 83 ns on some Intel GPUs. `timestamp_period` reads it; every GPU time here is
+ticks x period.
 """
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 
 import numpy as np
 
 
-def median(values) -> float:
-    return float(np.median(np.asarray(values, dtype=np.float64)))
+@dataclass
+class Timing:
+    """One timed round: k runs."""
+
+    ms: float  # per run: total / k
+    wall_ms: float  # per run: wall clock of the same k runs, from submit to completion
+    per_run: list = field(default_factory=list)  # each run's own time, where measured
 
 
-def warm_gpu(device, ms: float = 2000.0) -> None:
-    """Keep the GPU busy for a while so that its clocks are up before timing (an idle
-    GPU starts at a fraction of its clock and ramps up under load)."""
-    from wgprim.ops.reduce import ReducePlan
+def timestamp_period(device) -> float:
+    """Nanoseconds per GPU timestamp tick on this device (1.0 when it cannot be asked)."""
+    cache = device.cache("bench")
+    if "period" not in cache:
+        period = 1.0
+        try:
+            from wgpu.backends.wgpu_native._ffi import lib
 
-    x = np.ones(1 << 24, np.float32)
-    plan = ReducePlan(x.size, np.float32, "sum")
-    start = time.perf_counter()
-    import wgprim
-
-    gx = wgprim.asarray(x)
-    while (time.perf_counter() - start) * 1e3 < ms:
-        for _ in range(20):
-            plan(gx)
-        plan(gx).item()
+            period = float(lib.wgpuQueueGetTimestampPeriod(device.device.queue._internal))
+        except Exception:  # another backend or binding: wgpu's default unit, ns
+            pass
+        cache["period"] = period if period > 0 else 1.0
+    return cache["period"]
 
 
-def wgprim_gpu_ms(call, repeat: int) -> float | None:
-    """Median GPU time of `call()` (all its dispatches), or None without timestamps."""
-    from wgprim.program import profile
+def profile_scale(device) -> float:
+    """Factor from `wgprim.program.profile()` milliseconds to real ones: that profiler
+    reads ticks as nanoseconds unless it says it applies the period itself."""
+    from wgprim.program import Profiler
 
-    call()  # warm-up: pipelines, pooled buffers
-    times = []
-    for _ in range(repeat):
-        with profile() as steps:
-            call()
-        if not steps:
-            return None
-        times.append(sum(s.ms for s in steps))
-    return median(times)
+    return 1.0 if getattr(Profiler, "applies_timestamp_period", False) else timestamp_period(device)
 
 
-def wgprim_steps(call) -> list:
-    """GPU time of each dispatch step of one call: where the time goes."""
+# -- wgprim: captured programs, k runs in one submit ---------------------------------------
+def capture(call):
+    """(programs, result) of one call recorded but not run; programs is None when the call
+    submitted part of its work itself (it needs the host between dispatches)."""
+    from wgprim.program import batch
+
+    with batch() as queued:
+        result = call()
+        programs = list(queued)
+        queued.clear()  # ours to run, not the batch's
+    return programs, result
+
+
+def labels_of(programs) -> list[str]:
+    return [step.label for p in programs for step in p.steps]
+
+
+def profiled_labels(call) -> list[str]:
+    """The labels of every dispatch one call runs, in order (empty without timestamps)."""
     from wgprim.program import profile
 
     with profile() as steps:
         call()
-    return [(s.label, s.ms) for s in steps]
+    return [s.label for s in steps]
 
 
-def end_to_end_ms(call, to_host, repeat: int) -> float:
-    """Median wall time from the call until its result is on the host."""
+class SubmitTimer:
+    """Times captured programs run k times in one command buffer."""
+
+    def __init__(self, device, programs: list, k: int):
+        import wgpu
+
+        self.device, self.programs, self.k = device, programs, k
+        self.marks = k + 1
+        self.query = device.device.create_query_set(type=wgpu.QueryType.timestamp, count=self.marks)
+        self.resolved = device.device.create_buffer(
+            size=8 * self.marks, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC)
+        self.period = timestamp_period(device)
+
+    def _mark(self, encoder, index: int) -> None:
+        # An empty pass whose only job is its timestamp: needs only "timestamp-query", and
+        # is written once the work before it is done (Vulkan: bottom of pipe).
+        cp = encoder.begin_compute_pass(timestamp_writes={"query_set": self.query,
+                                                          "beginning_of_pass_write_index": index})
+        cp.end()
+
+    def run(self) -> Timing:
+        dev = self.device.device
+        encoder = dev.create_command_encoder()
+        self._mark(encoder, 0)
+        for i in range(self.k):
+            for program in self.programs:
+                program.encode(encoder)
+            self._mark(encoder, i + 1)
+        encoder.resolve_query_set(self.query, 0, self.marks, self.resolved, 0)
+        commands = encoder.finish()
+        start = time.perf_counter()
+        dev.queue.submit([commands])
+        ticks = np.frombuffer(dev.queue.read_buffer(self.resolved, 0, 8 * self.marks), np.uint64).astype(np.float64)
+        wall = (time.perf_counter() - start) * 1e3
+        runs = np.diff(ticks) * self.period / 1e6
+        total = (ticks[-1] - ticks[0]) * self.period / 1e6
+        return Timing(total / self.k, wall / self.k, [float(r) for r in runs])
+
+    def release(self, programs: bool = True) -> None:
+        """Give back the query set and (unless another timer runs them) the programs'
+        temporaries."""
+        if programs:
+            for program in self.programs:
+                program.release()
+        self.query.destroy()
+        self.resolved.destroy()
+
+
+class CallTimer:
+    """Times a call that cannot be captured: k calls, each the sum of its dispatches' GPU
+    timestamps; the wall time covers the k calls with their host work in between."""
+
+    def __init__(self, device, call, k: int):
+        self.call, self.k, self.scale = call, k, profile_scale(device)
+
+    def run(self) -> Timing:
+        from wgprim.program import profile
+
+        runs = []
+        start = time.perf_counter()
+        for _ in range(self.k):
+            with profile() as steps:
+                self.call()
+            runs.append(sum(s.ms for s in steps) * self.scale)
+        wall = (time.perf_counter() - start) * 1e3
+        return Timing(sum(runs) / self.k, wall / self.k, runs)
+
+    def release(self) -> None:
+        pass
+
+
+def steps_ms(device, call) -> list:
+    """(label, ms) of each dispatch of one call: where the time goes."""
+    from wgprim.program import profile
+
+    scale = profile_scale(device)
+    with profile() as steps:
+        call()
+    return [(s.label, s.ms * scale) for s in steps]
+
+
+def end_to_end_ms(call, to_host) -> float:
+    """Wall time from the call until its result is on the host."""
+    start = time.perf_counter()
     to_host(call())
-    times = []
-    for _ in range(repeat):
+    return (time.perf_counter() - start) * 1e3
+
+
+# -- CUDA libraries and the host ---------------------------------------------------------------
+class CudaTimer:
+    """k calls between CUDA events (one before, one after each call)."""
+
+    def __init__(self, lib: str, module, call, k: int):
+        self.call, self.k = call, k
+        if lib == "torch":
+            self.event = lambda: module.cuda.Event(enable_timing=True)
+            self.elapsed = lambda a, b: a.elapsed_time(b)
+            self.sync = module.cuda.synchronize
+        else:  # cupy (the legacy default stream, as torch: unset CUPY_CUDA_PER_THREAD_DEFAULT_STREAM)
+            self.event = module.cuda.Event
+            self.elapsed = module.cuda.get_elapsed_time
+            self.sync = module.cuda.Device().synchronize
+
+    def run(self) -> Timing:
+        events = [self.event() for _ in range(self.k + 1)]
+        self.sync()
         start = time.perf_counter()
-        to_host(call())
-        times.append((time.perf_counter() - start) * 1e3)
-    return median(times)
+        events[0].record()
+        for i in range(self.k):
+            self.call()
+            events[i + 1].record()
+        events[-1].synchronize()
+        wall = (time.perf_counter() - start) * 1e3
+        runs = [float(self.elapsed(a, b)) for a, b in zip(events, events[1:])]
+        return Timing(float(self.elapsed(events[0], events[-1])) / self.k, wall / self.k, runs)
+
+    def release(self) -> None:
+        pass
 
 
-def _event_ms(call, repeat: int, event, elapsed, synchronize) -> float:
-    call()
-    synchronize()
-    start, stop = event(), event()
-    times = []
-    for _ in range(repeat):
-        start.record()
-        call()
-        stop.record()
-        stop.synchronize()
-        times.append(elapsed(start, stop))
-    return median(times)
+class HostTimer:
+    def __init__(self, call, k: int = 1):
+        self.call, self.k = call, k
+
+    def run(self) -> Timing:
+        runs = []
+        for _ in range(self.k):
+            start = time.perf_counter()
+            self.call()
+            runs.append((time.perf_counter() - start) * 1e3)
+        return Timing(sum(runs) / self.k, sum(runs) / self.k, runs)
+
+    def release(self) -> None:
+        pass
 
 
-def cuda_ms(call, repeat: int) -> float:
-    """Median time of `call()` between two CUDA events (CuPy or PyTorch work; both on the
-    legacy default stream, so unset CUPY_CUDA_PER_THREAD_DEFAULT_STREAM)."""
-    import torch
-
-    return _event_ms(call, repeat, lambda: torch.cuda.Event(enable_timing=True),
-                     lambda a, b: a.elapsed_time(b), torch.cuda.synchronize)
-
-
-def cupy_ms(call, repeat: int) -> float:
-    """CUDA-event timing through CuPy alone (when PyTorch is not installed)."""
-    import cupy
-
-    return _event_ms(call, repeat, cupy.cuda.Event, cupy.cuda.get_elapsed_time,
-                     cupy.cuda.Device().synchronize)
-
-
-def host_ms(call, repeat: int) -> float:
-    call()
-    times = []
-    for _ in range(max(1, min(repeat, 5))):
-        start = time.perf_counter()
-        call()
-        times.append((time.perf_counter() - start) * 1e3)
-    return median(times)
+# -- summaries ------------------------------------------------------------------------------------
+def summary(rounds: list[Timing], k: int, mode: str) -> dict:
+    """min / median / spread of the rounds' per-run times, and of the single runs."""
+    ms = np.array([r.ms for r in rounds], np.float64)
+    wall = np.array([r.wall_ms for r in rounds], np.float64)
+    runs = np.array([x for r in rounds for x in r.per_run], np.float64)
+    median = float(np.median(ms))
+    return {
+        "median_ms": median,
+        "min_ms": float(ms.min()),
+        "max_ms": float(ms.max()),
+        "spread": float((ms.max() - ms.min()) / median) if median > 0 else None,
+        "wall_ms": float(np.median(wall)),
+        "run_min_ms": float(runs.min()) if runs.size else None,
+        "run_median_ms": float(np.median(runs)) if runs.size else None,
+        "rounds_ms": [float(x) for x in ms],
+        "k": k,
+        "rounds": len(rounds),
+        "mode": mode,
+    }

@@ -1,0 +1,475 @@
+"""The primitives wgprim offers, in one list that `wgprim demo`, `wgprim bench` and the
+README's table all follow.
+
+Each entry says what to call, on which dtypes, with which input, and what the answer
+must be: numpy's, and (for `wgprim bench`) what CuPy and PyTorch run for the same job.
+Adding a primitive to the demo and the benchmark is adding one `Primitive` to `ENTRIES`.
+An entry whose wgprim function (or keyword) does not exist yet is skipped, with the
+reason, by both commands: entries can be written before the function lands.
+
+Functions in an entry receive numpy inputs (`make`, `numpy`, `same`), wgprim Arrays
+(`call`, after the module itself) or the library's arrays (`cupy`, `torch`).
+"""
+from __future__ import annotations
+
+import inspect
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+ALL_DTYPES = ("float32", "int32", "uint32")
+BINS = 256  # histogram bins, as in the reference figure
+SEGMENT_MEAN = 64  # mean segment length of the segmented entries
+
+
+@dataclass(frozen=True)
+class Primitive:
+    name: str  # unique; what `wgprim bench NAME` and `wgprim demo --only` match
+    requires: tuple  # (wgprim function, keyword...) the call needs; missing -> skipped
+    dtypes: tuple  # the demo runs each; the bench runs the first unless --dtype says
+    make: Callable  # (rng, n, dtype) -> tuple of numpy inputs (n elements in the first)
+    call: Callable  # (wgprim module, *wgprim Arrays) -> Array or tuple of Arrays
+    numpy: Callable  # (*numpy inputs) -> the expected result (or tuple)
+    same: Callable | None = None  # (got, expected, *numpy inputs) -> bool; None: exact
+    cupy: Callable | None = None  # (cupy, *cupy inputs) -> the same job in CuPy
+    torch: Callable | None = None  # (torch, *tensors) -> the same job in PyTorch
+    # (library name, module, *numpy inputs) -> inputs of `cupy`/`torch`, when uploading
+    # each input as it is will not do (e.g. segment ids folded into the keys)
+    ref_inputs: Callable | None = None
+    cupy_checks: bool | None = None  # CuPy's result is numpy's (exactly): above 2^24 it
+    #                                  checks wgprim instead of numpy. Default: same is None
+    bytes: Callable = lambda n, itemsize: n * itemsize  # least traffic of one call (GB/s)
+    min_n: int = 1
+    max_n: int = 2**32
+    demo: bool = True
+    bench: bool = True
+    notes: str = ""
+
+    @property
+    def function(self) -> str:
+        return self.requires[0]
+
+    def missing(self, module=None) -> str | None:
+        """Why this entry cannot run with this wgprim (None when it can)."""
+        if module is None:
+            import wgprim as module
+        fn = getattr(module, self.function, None)
+        if fn is None:
+            return f"wgprim.{self.function} does not exist"
+        for keyword in self.requires[1:]:
+            if not accepts(fn, keyword):
+                return f"wgprim.{self.function} has no {keyword}= argument"
+        return None
+
+    def checked_by_cupy(self) -> bool:
+        return self.cupy is not None and (self.same is None if self.cupy_checks is None else self.cupy_checks)
+
+
+def accepts(fn, keyword: str) -> bool:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return True  # cannot tell: let the call decide
+    return keyword in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
+# -- inputs ------------------------------------------------------------------------------
+def values(rng, n, dtype):
+    """n random values over the dtype's whole range (standard normal for floats)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return rng.standard_normal(n, dtype=np.float32).astype(dtype, copy=False)
+    if dtype == np.int32:
+        return rng.integers(-(2**31), 2**31, n, dtype=np.int32)
+    return rng.integers(0, 2**32, n, dtype=np.uint32)
+
+
+def one(rng, n, dtype):
+    return (values(rng, n, dtype),)
+
+
+def odd(rng, n, dtype):
+    # Odd factors: a product of random integers is 0 modulo 2^32 after ~64 of them.
+    return (values(rng, n, dtype) | np.array(1, dtype),)
+
+
+def near_one(rng, n, dtype):
+    return (rng.uniform(0.9999, 1.0001, n).astype(dtype),)
+
+
+def with_mask(rng, n, dtype):
+    return values(rng, n, dtype), rng.random(n, dtype=np.float32) < 0.5
+
+
+def few_distinct(rng, n, dtype):
+    # Many equal keys: stability shows in argsort.
+    return (rng.integers(0, 1000, n).astype(dtype),)
+
+
+def quarter_distinct(rng, n, dtype):
+    return (rng.integers(0, max(n // 4, 1), n, dtype=np.int64).astype(dtype),)
+
+
+def runs(rng, n, dtype):
+    return (np.repeat(rng.integers(0, 5, n // 4 + 1), 4)[:n].astype(dtype),)
+
+
+def matrix(rows: int | None = None, cols: int | None = None):
+    """Inputs of n elements shaped (rows, n // rows), (n // cols, cols), or square."""
+    def make(rng, n, dtype):
+        if rows:
+            shape = (rows, max(n // rows, 1))
+        elif cols:
+            shape = (max(n // cols, 1), cols)
+        else:
+            side = max(math.isqrt(n), 1)
+            shape = (side, side)
+        return (values(rng, shape[0] * shape[1], dtype).reshape(shape),)
+    return make
+
+
+square = matrix()
+
+
+def segment_offsets(rng, n: int, mean: int = SEGMENT_MEAN) -> np.ndarray:
+    """CSR offsets (first 0, last n) of random segments of mean length `mean`, some empty."""
+    lengths = rng.integers(0, 2 * mean + 1, n // mean + 16)
+    ends = np.cumsum(lengths)
+    ends = ends[ends < n]
+    return np.concatenate([[0], ends, [n]]).astype(np.uint32)
+
+
+def segmented(rng, n, dtype):
+    return values(rng, n, dtype), segment_offsets(rng, n)
+
+
+def segment_ids(offsets: np.ndarray) -> np.ndarray:
+    return np.repeat(np.arange(offsets.size - 1, dtype=np.int64), np.diff(offsets.astype(np.int64)))
+
+
+# -- references ----------------------------------------------------------------------------
+def exact(got, ref, *inputs) -> bool:
+    if isinstance(ref, tuple):
+        return len(got) == len(ref) and all(exact(g, r) for g, r in zip(got, ref))
+    got, ref = np.asarray(got), np.asarray(ref)
+    return got.shape == ref.shape and np.array_equal(got, ref, equal_nan=ref.dtype.kind == "f")
+
+
+def same_counts(got, ref, *inputs) -> bool:
+    return np.array_equal(np.asarray(got).astype(np.int64), np.asarray(ref).astype(np.int64))
+
+
+def same_set(got, ref, *inputs) -> bool:
+    return np.array_equal(np.sort(np.asarray(got)), np.sort(np.asarray(ref)))
+
+
+def _float(x) -> bool:
+    return np.asarray(x).dtype.kind == "f"
+
+
+def sum_ref(x, axis=None):
+    if _float(x):
+        return x.astype(np.float64).sum(axis=axis)
+    return x.sum(axis=axis, dtype=x.dtype)
+
+
+def close_sum(got, ref, x, axis=None) -> bool:
+    if not _float(x):
+        return exact(got, ref)
+    from wgprim.ops.reduce import sum_error_bound
+
+    n = x.size if axis is None else x.shape[axis]
+    bound = sum_error_bound(n, np.abs(x.astype(np.float64)).sum(axis=axis))
+    got = np.asarray(got, np.float64)
+    return got.shape == np.shape(ref) and bool(np.all(np.abs(got - ref) <= bound))
+
+
+def prod_ref(x):
+    return x.astype(np.float64).prod() if _float(x) else x.prod(dtype=x.dtype)
+
+
+def close_prod(got, ref, x) -> bool:
+    if not _float(x):
+        return exact(got, ref)
+    from wgprim.ops.reduce import prod_error_bound
+
+    return abs(float(got) - float(ref)) <= prod_error_bound(x.size) * abs(float(ref))
+
+
+def cumsum_ref(x):
+    return np.cumsum(x, dtype=np.float64) if _float(x) else np.cumsum(x, dtype=x.dtype)
+
+
+def close_cumsum(got, ref, x, method: str | None = None) -> bool:
+    """Within wgprim's stated bound for a float cumsum (of that method, where the bound
+    depends on it)."""
+    if not _float(x):
+        return exact(got, ref)
+    from wgprim.ops.scan import cumsum_error_bound
+
+    if np.shape(got) != ref.shape:
+        return False
+    prefix = np.cumsum(np.abs(x), dtype=np.float64)
+    bound = cumsum_error_bound(prefix, method=method) if method and accepts(cumsum_error_bound, "method") \
+        else cumsum_error_bound(prefix)
+    error = np.subtract(got, ref, dtype=np.float64)
+    return bool(np.all(np.abs(error, out=error) <= bound))
+
+
+def scan_max_exclusive(x):
+    lowest = np.float32(-np.inf) if _float(x) else np.iinfo(x.dtype).min
+    return np.concatenate([[lowest], np.maximum.accumulate(x)[:-1]]).astype(x.dtype)
+
+
+def stable_pairs(k, v):
+    order = np.argsort(k, kind="stable")
+    return k[order], v[order]
+
+
+def rle(x):
+    starts = np.flatnonzero(np.concatenate([[True], x[1:] != x[:-1]])) if x.size else np.zeros(0, np.int64)
+    return x[starts], np.diff(np.concatenate([starts, [x.size]])).astype(np.uint32)
+
+
+def segment_sort_ref(keys, offsets):
+    # One 64-bit key per element, segment above key: a plain sort sorts every segment.
+    merged = (segment_ids(offsets).astype(np.uint64) << np.uint64(32)) | keys.astype(np.uint64)
+    return (np.sort(merged) & np.uint64(0xFFFFFFFF)).astype(keys.dtype)
+
+
+def segment_sum_ref(x, offsets):
+    off = offsets.astype(np.int64)
+    if _float(x):
+        prefix = np.concatenate([[0.0], np.cumsum(x.astype(np.float64))])
+        return prefix[off[1:]] - prefix[off[:-1]]
+    prefix = np.concatenate([[0], np.cumsum(x, dtype=x.dtype)]).astype(x.dtype)
+    return prefix[off[1:]] - prefix[off[:-1]]  # wraps modulo 2^32 as wgprim does
+
+
+def close_segment_sum(got, ref, x, offsets) -> bool:
+    if not _float(x):
+        return exact(got, ref)
+    from wgprim.ops.reduce import sum_error_bound
+
+    off = offsets.astype(np.int64)
+    prefix = np.concatenate([[0.0], np.cumsum(np.abs(x.astype(np.float64)))])
+    abs_sums = prefix[off[1:]] - prefix[off[:-1]]
+    bound = sum_error_bound(int(np.diff(off).max(initial=1)), abs_sums) + 1e-6 * abs_sums
+    got = np.asarray(got, np.float64)
+    return got.shape == ref.shape and bool(np.all(np.abs(got - ref) <= bound))
+
+
+def segment_cumsum_ref(x, offsets):
+    prefix = np.concatenate([[0], np.cumsum(x, dtype=x.dtype)]).astype(x.dtype)
+    starts = np.repeat(prefix[offsets[:-1].astype(np.int64)], np.diff(offsets.astype(np.int64)))
+    return prefix[1:] - starts
+
+
+def topk_ref(k: int):
+    """(values, indices) of the k largest along the last axis, largest first, ties by
+    lower index (as wgprim.topk promises), without sorting all of x."""
+    def ref(x):
+        rows = x.reshape(-1, x.shape[-1])
+        kth = np.partition(rows, rows.shape[1] - k, axis=1)[:, rows.shape[1] - k, None]  # the k-th largest
+        above = rows > kth
+        # Of the elements equal to the k-th largest, the lowest indices fill the k.
+        tied = rows == kth
+        room = k - above.sum(axis=1, keepdims=True)
+        chosen = above | (tied & (np.cumsum(tied, axis=1, dtype=np.int32) <= room))
+        index = np.nonzero(chosen)[1].reshape(rows.shape[0], k)
+        vals = np.take_along_axis(rows, index, axis=1)
+        order = np.lexsort((index, -vals), axis=1)
+        shape = x.shape[:-1] + (k,)
+        return (np.take_along_axis(vals, order, axis=1).reshape(shape),
+                np.take_along_axis(index, order, axis=1).astype(np.int64).reshape(shape))
+    return ref
+
+
+def same_topk(got, ref, *inputs) -> bool:
+    values, indices = got
+    return exact(np.asarray(values), ref[0]) and np.array_equal(np.asarray(indices).astype(np.int64), ref[1])
+
+
+def torch_segment_keys(lib, module, keys, offsets):
+    """What a PyTorch user sorts segments with: one int64 key = segment << 32 | key."""
+    merged = (segment_ids(offsets) << 32) | keys.astype(np.int64)
+    return (module.from_numpy(merged).cuda(),) if lib == "torch" else (module.asarray(merged),)
+
+
+def _cupy_pairs(cp, k, v):
+    order = cp.argsort(k)  # CuPy sorts stably (CUB's radix sort)
+    return k[order], v[order]
+
+
+def _hist(wp, x):
+    return wp.histogram(x, bins=BINS, range=(-4.0, 4.0))[0]
+
+
+def _np_hist(x):
+    return np.histogram(x, bins=BINS, range=(-4.0, 4.0))[0]
+
+
+def _cp_hist(cp, x):
+    return cp.histogram(x, bins=BINS, range=(-4.0, 4.0))[0]
+
+
+def _torch_hist(torch, x):
+    return torch.histc(x, bins=BINS, min=-4.0, max=4.0)
+
+
+_SORT_BYTES = lambda n, s: 2 * n * s  # noqa: E731  read the keys, write them sorted
+_COMPACT_BYTES = lambda n, s: n * s + n + n * s // 2  # noqa: E731  read x and mask, write half
+
+
+# -- the entries -----------------------------------------------------------------------------
+ENTRIES: list[Primitive] = [
+    # reductions
+    Primitive("sum", ("sum",), ALL_DTYPES, one, lambda wp, x: wp.sum(x), sum_ref, close_sum,
+              lambda cp, x: cp.sum(x), lambda torch, x: torch.sum(x)),
+    Primitive("prod", ("prod",), ALL_DTYPES, lambda rng, n, dt: (near_one if np.dtype(dt).kind == "f" else odd)(rng, n, dt),
+              lambda wp, x: wp.prod(x), prod_ref, close_prod, bench=False),
+    Primitive("min", ("min",), ALL_DTYPES, one, lambda wp, x: wp.min(x), np.min, None,
+              lambda cp, x: cp.min(x), lambda torch, x: torch.min(x)),
+    Primitive("max", ("max",), ALL_DTYPES, one, lambda wp, x: wp.max(x), np.max, bench=False),
+    Primitive("argmin", ("argmin",), ALL_DTYPES, one, lambda wp, x: wp.argmin(x), np.argmin, bench=False),
+    Primitive("argmax", ("argmax",), ALL_DTYPES, one, lambda wp, x: wp.argmax(x), np.argmax, None,
+              lambda cp, x: cp.argmax(x), lambda torch, x: torch.argmax(x)),
+    Primitive("reduce_bitwise_and", ("reduce",), ("int32", "uint32"), one, lambda wp, x: wp.reduce(x, "bitwise_and"),
+              np.bitwise_and.reduce, bench=False),
+    Primitive("reduce_bitwise_or", ("reduce",), ("int32", "uint32"), one, lambda wp, x: wp.reduce(x, "bitwise_or"),
+              np.bitwise_or.reduce, bench=False),
+    Primitive("reduce_bitwise_xor", ("reduce",), ("int32", "uint32"), one, lambda wp, x: wp.reduce(x, "bitwise_xor"),
+              np.bitwise_xor.reduce, bench=False),
+    Primitive("min_atomic", ("min", "method"), ("float32", "int32", "uint32"), one,
+              lambda wp, x: wp.min(x, method="atomic"), np.min, bench=False),
+    Primitive("max_atomic", ("max", "method"), ("int32", "float32", "uint32"), one,
+              lambda wp, x: wp.max(x, method="atomic"), np.max, bench=False),
+    Primitive("sum_axis0", ("sum", "axis"), ("float32",), square, lambda wp, x: wp.sum(x, axis=0),
+              lambda x: sum_ref(x, 0), lambda g, r, x: close_sum(g, r, x, 0),
+              lambda cp, x: cp.sum(x, axis=0), lambda torch, x: torch.sum(x, dim=0),
+              notes="square matrix, sum of each column"),
+    Primitive("sum_axis1", ("sum", "axis"), ("float32",), square, lambda wp, x: wp.sum(x, axis=1),
+              lambda x: sum_ref(x, 1), lambda g, r, x: close_sum(g, r, x, 1),
+              lambda cp, x: cp.sum(x, axis=1), lambda torch, x: torch.sum(x, dim=1),
+              notes="square matrix, sum of each row"),
+    # scans
+    Primitive("cumsum", ("cumsum",), ALL_DTYPES, one, lambda wp, x: wp.cumsum(x), cumsum_ref, close_cumsum,
+              lambda cp, x: cp.cumsum(x), lambda torch, x: torch.cumsum(x, 0), bytes=lambda n, s: 2 * n * s,
+              notes="torch/CuPy cumsum of int32 produce int64"),
+    Primitive("cumsum_single_pass", ("scan", "method"), ("float32", "uint32"), one,
+              lambda wp, x: wp.scan(x, "sum", method="single-pass"), cumsum_ref,
+              lambda g, r, x: close_cumsum(g, r, x, method="single-pass"),
+              lambda cp, x: cp.cumsum(x), lambda torch, x: torch.cumsum(x, 0), bytes=lambda n, s: 2 * n * s,
+              notes="scan(x, 'sum', method='single-pass')"),
+    Primitive("scan_max_exclusive", ("scan",), ALL_DTYPES, one, lambda wp, x: wp.scan(x, "max", exclusive=True),
+              scan_max_exclusive, bench=False),
+    Primitive("segment_reduce", ("segment_reduce",), ("float32", "uint32"), segmented,
+              lambda wp, x, off: wp.segment_reduce(x, off, "sum"), segment_sum_ref, close_segment_sum,
+              notes=f"random segments of mean length {SEGMENT_MEAN}, sum of each"),
+    Primitive("segment_scan", ("segment_scan",), ("uint32",), segmented,
+              lambda wp, x, off: wp.segment_scan(x, off, "sum"), segment_cumsum_ref, bytes=lambda n, s: 2 * n * s,
+              notes=f"random segments of mean length {SEGMENT_MEAN}, inclusive sum"),
+    # sorts
+    Primitive("sort", ("sort",), ("uint32", "int32", "float32"), one, lambda wp, x: wp.sort(x), np.sort, None,
+              lambda cp, x: cp.sort(x), lambda torch, x: torch.sort(x)[0], bytes=_SORT_BYTES),
+    Primitive("sort_descending", ("sort",), ("uint32", "int32", "float32"), one,
+              lambda wp, x: wp.sort(x, descending=True), lambda x: np.sort(x)[::-1], bench=False),
+    Primitive("argsort", ("argsort",), ("uint32", "int32", "float32"), one, lambda wp, x: wp.argsort(x),
+              lambda x: np.argsort(x, kind="stable"), None,
+              lambda cp, x: cp.argsort(x), lambda torch, x: torch.argsort(x, stable=True),
+              bytes=lambda n, s: n * s + n * 4),
+    Primitive("argsort_ties", ("argsort",), ("uint32", "int32", "float32"), few_distinct, lambda wp, x: wp.argsort(x),
+              lambda x: np.argsort(x, kind="stable"), bench=False, notes="1000 distinct keys: stability shows"),
+    Primitive("sort_pairs", ("sort_pairs",), ("uint32",),
+              lambda rng, n, dt: (values(rng, n, dt), np.arange(n, dtype=np.uint32)),
+              lambda wp, k, v: wp.sort_pairs(k, v), stable_pairs, None,
+              lambda cp, k, v: _cupy_pairs(cp, k, v), lambda torch, k, v: torch.sort(k, stable=True),
+              bytes=lambda n, s: 4 * n * s,
+              notes="CuPy: argsort (stable), then gather both; torch: stable sort with indices"),
+    Primitive("bitonic_sort", ("sort", "method"), ("float32", "uint32"), one, lambda wp, x: wp.sort(x, method="bitonic"),
+              np.sort, None, lambda cp, x: cp.sort(x), lambda torch, x: torch.sort(x)[0],
+              bytes=_SORT_BYTES, max_n=2**24),
+    Primitive("sort_rows_of_64", ("sort", "axis"), ("float32",), matrix(cols=64), lambda wp, x: wp.sort(x, axis=-1),
+              lambda x: np.sort(x, axis=-1), None, lambda cp, x: cp.sort(x, axis=-1),
+              lambda torch, x: torch.sort(x, dim=-1)[0], bytes=_SORT_BYTES, notes="(n/64, 64), axis=-1"),
+    Primitive("sort_64_rows", ("sort", "axis"), ("float32",), matrix(rows=64), lambda wp, x: wp.sort(x, axis=-1),
+              lambda x: np.sort(x, axis=-1), None, lambda cp, x: cp.sort(x, axis=-1),
+              lambda torch, x: torch.sort(x, dim=-1)[0], bytes=_SORT_BYTES, notes="(64, n/64), axis=-1"),
+    Primitive("segment_sort", ("segment_sort",), ("uint32",), segmented,
+              lambda wp, k, off: wp.segment_sort(k, off), segment_sort_ref, None,
+              None, lambda torch, k64: torch.sort(k64)[0], ref_inputs=torch_segment_keys, bytes=_SORT_BYTES,
+              notes=f"random segments of mean length {SEGMENT_MEAN}; torch sorts one int64 key = segment << 32 | key"),
+    Primitive("topk", ("topk",), ("float32",), one, lambda wp, x: wp.topk(x, 100), topk_ref(100), same_topk,
+              None, lambda torch, x: torch.topk(x, 100), min_n=100, notes="k = 100, largest first"),
+    Primitive("topk_rows", ("topk", "axis"), ("float32",), matrix(cols=256), lambda wp, x: wp.topk(x, 16, axis=-1),
+              topk_ref(16), same_topk, None, lambda torch, x: torch.topk(x, 16, dim=-1),
+              notes="(n/256, 256), k = 16 per row"),
+    # histograms
+    Primitive("histogram", ("histogram",), ("float32",), one, _hist, _np_hist, same_counts, _cp_hist, _torch_hist,
+              notes=f"{BINS} bins over [-4, 4)"),
+    Primitive("histogram_skewed", ("histogram",), ("float32",), lambda rng, n, dt: (np.full(n, 0.5, dt),),
+              _hist, _np_hist, same_counts, _cp_hist, _torch_hist, demo=False,
+              notes="every element in one bin: worst case for atomics"),
+    Primitive("histogram_auto_range", ("histogram",), ("float32",), one, lambda wp, x: wp.histogram(x, bins=100)[0],
+              lambda x: np.histogram(x, bins=100)[0], same_counts, bench=False),
+    Primitive("histogram_weighted", ("histogram",), ("float32",),
+              lambda rng, n, dt: (values(rng, n, dt), rng.random(n).astype(np.float32)),
+              lambda wp, x, w: wp.histogram(x, bins=64, range=(-4, 4), weights=w)[0],
+              lambda x, w: np.histogram(x, bins=64, range=(-4, 4), weights=w.astype(np.float64))[0],
+              lambda g, r, x, w: bool(np.all(np.abs(np.asarray(g) - r) <= 1e-5 * np.maximum(r, 1.0))), bench=False),
+    Primitive("bincount", ("bincount",), ("int32",), lambda rng, n, dt: (rng.integers(0, 1000, n).astype(dt),),
+              lambda wp, x: wp.bincount(x), np.bincount, same_counts, bench=False),
+    # selection
+    Primitive("compact", ("compact",), ("float32",), with_mask, lambda wp, x, m: wp.compact(x, m), lambda x, m: x[m],
+              None, lambda cp, x, m: x[m], lambda torch, x, m: x[m], bytes=_COMPACT_BYTES, notes="x[mask], half selected"),
+    Primitive("compact_unordered", ("compact",), ("float32",), with_mask,
+              lambda wp, x, m: wp.compact(x, m, ordered=False), lambda x, m: x[m], same_set,
+              lambda cp, x, m: x[m], lambda torch, x, m: x[m], bytes=_COMPACT_BYTES,
+              notes="append-buffer form; same set, any order"),
+    Primitive("compact_single_pass", ("compact", "method"), ("float32",), with_mask,
+              lambda wp, x, m: wp.compact(x, m, method="single-pass"), lambda x, m: x[m],
+              None, lambda cp, x, m: x[m], lambda torch, x, m: x[m], bytes=_COMPACT_BYTES,
+              notes="compact(x, mask, method='single-pass')"),
+    Primitive("nonzero", ("nonzero",), ("bool",), lambda rng, n, dt: (rng.random(n) < 0.3,),
+              lambda wp, m: wp.nonzero(m), np.flatnonzero, same_counts, bench=False),
+    Primitive("unique", ("unique",), ("uint32", "int32", "float32"), quarter_distinct, lambda wp, x: wp.unique(x),
+              np.unique, None, lambda cp, x: cp.unique(x), lambda torch, x: torch.unique(x, sorted=True),
+              bytes=_SORT_BYTES, notes="n/4 distinct values"),
+    Primitive("unique_counts", ("unique",), ("uint32",), few_distinct, lambda wp, x: wp.unique(x, return_counts=True),
+              lambda x: np.unique(x, return_counts=True), lambda g, r, *a: exact(tuple(np.asarray(v) for v in g),
+                                                                               (r[0], r[1].astype(np.uint32))),
+              bench=False),
+    Primitive("run_length_encode", ("run_length_encode",), ("int32",), runs, lambda wp, x: wp.run_length_encode(x),
+              rle, bench=False),
+]
+
+BY_NAME: dict[str, Primitive] = {p.name: p for p in ENTRIES}
+assert len(BY_NAME) == len(ENTRIES), "entry names must be unique"
+
+# What benchmarks/run_h200.sh measures: (entry, dtype, n). `sum` comes first because the
+# protocol check (`--repeat-first`) measures the first row again at the end; rows that
+# share an input generator, dtype and size follow each other (the bench makes it once).
+TARGETS: list[tuple[str, str, int]] = [
+    ("sum", "float32", 2**28), ("cumsum", "float32", 2**28), ("cumsum_single_pass", "float32", 2**28),
+    ("histogram", "float32", 2**28), ("topk", "float32", 2**28),
+    ("cumsum", "uint32", 2**28), ("cumsum_single_pass", "uint32", 2**28),
+    ("sort", "uint32", 2**28), ("argsort", "uint32", 2**28),
+    ("sort", "uint32", 2**26), ("argsort", "uint32", 2**26),
+    ("sort", "float32", 2**26), ("sort", "int32", 2**26),
+    ("compact", "float32", 2**28), ("compact_single_pass", "float32", 2**28),
+    ("sort_pairs", "uint32", 2**26), ("sort_pairs", "uint32", 2**28),
+    ("unique", "uint32", 2**26),
+    ("sum_axis0", "float32", 2**28), ("sum_axis1", "float32", 2**28),
+    ("sort_rows_of_64", "float32", 2**26), ("sort_64_rows", "float32", 2**26),
+    ("segment_sort", "uint32", 2**26),
+    ("topk_rows", "float32", 2**28),
+]
+for _name, _dtype, _n in TARGETS:
+    assert _dtype in BY_NAME[_name].dtypes, (_name, _dtype)
+
+
+def entries(for_what: str | None = None) -> list[Primitive]:
+    """Every entry, or those shown by `demo` or measured by `bench`."""
+    return [p for p in ENTRIES if for_what is None or getattr(p, for_what)]
