@@ -178,13 +178,3 @@ def test_sort_along_any_axis(shape, rng):
         np.testing.assert_array_equal(wgprim.argsort(x, axis=ax).numpy(), order)
         k, v = wgprim.sort_pairs(x, vals, axis=ax)
         np.testing.assert_array_equal(v.numpy(), np.take_along_axis(vals, order, ax))
-
-
-def test_bench_entries_check_out(rng):
-    # The `wgprim bench` entries for these primitives run and agree with numpy.
-    from wgprim.bench import harness
-    from wgprim.bench.axis_cases import table
-
-    for p in table():
-        row = harness.measure(p, 1 << 12, p.dtypes[0], {"numpy": np}, 1, float("nan"), rng)
-        assert row.ok, p.name
