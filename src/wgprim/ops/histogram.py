@@ -24,7 +24,7 @@ import numpy as np
 
 from wgprim.array import Array, asarray, empty
 from wgprim.device import Device
-from wgprim.ops import operators
+from wgprim.ops import order_key
 from wgprim.ops.common import as_input, chunks
 from wgprim.program import Program, get_pipeline
 
@@ -78,7 +78,7 @@ def _preamble(dt: np.dtype, wdt: np.dtype | None) -> str:
             "fn load_weights(v: u32) -> vec4<u32> { return bitcast<vec4<u32>>(weights[v]); }\n"
         )
     # Comparisons with the edges go through order-preserving keys (histogram.wgsl).
-    return f"alias T = {t};\n" + offset + weights + operators.order_keys(dt)
+    return f"alias T = {t};\n" + offset + weights + order_key.preamble(dt)
 
 
 def _private_shape(device: Device, nbins: int, mode: int) -> tuple[int, int, int] | None:

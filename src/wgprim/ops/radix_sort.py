@@ -55,7 +55,7 @@ def items_per_invocation(device: Device) -> int:
 
 def preamble(device: Device, items: int) -> str:
     """Constants and the block scan (subgroup path where the device has subgroups)."""
-    constants = f"const WG: u32 = {WG}u;\nconst ITEMS: u32 = {items}u;\n" + kernel_source("radix_keys")
+    constants = f"const WG: u32 = {WG}u;\nconst ITEMS: u32 = {items}u;\n" + kernel_source(("order_key", "radix_keys"))
     if consecutive_subgroups(device):
         # This block scan needs subgroups of consecutive invocations (probed). Naga (wgpu
         # 0.32) takes subgroup builtins without `enable subgroups;` and rejects the

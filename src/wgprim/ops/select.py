@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from wgprim.array import Array, empty
+from wgprim.ops import order_key
 from wgprim.ops.common import as_input, chunks
 from wgprim.program import Program, consecutive_subgroups, get_pipeline
 
@@ -154,17 +155,11 @@ def nonzero(mask, ordered: bool = True) -> Array:
 
 # -- runs: unique and run_length_encode ----------------------------------------------
 def _runs_preamble(dt: np.dtype) -> str:
-    t = WGSL[dt]
-    if dt == F32:  # NaN equals NaN here, as numpy's unique(equal_nan=True)
-        same = ("fn is_nan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }\n"
-                # Bits, not float ==: some drivers flush denormals to zero in compares.
-                "fn same(a: T, b: T) -> bool {\n"
-                "  let x = bitcast<u32>(a); let y = bitcast<u32>(b);\n"
-                "  return x == y || ((x | y) & 0x7fffffffu) == 0u || (is_nan(a) && is_nan(b));\n"
-                "}\n")
-    else:
-        same = "fn same(a: T, b: T) -> bool { return a == b; }\n"
-    return f"alias T = {t};\n" + same
+    # Equal order keys (ops/order_key.py): every NaN equals every NaN (numpy's
+    # unique(equal_nan=True)), -0.0 equals +0.0, and no float compare (some drivers flush
+    # denormals to zero in compares).
+    same = "fn same(a: T, b: T) -> bool { return key(a) == key(b); }\n"
+    return f"alias T = {WGSL[dt]};\n" + order_key.preamble(dt) + same
 
 
 def _runs_step(program: Program, entry: str, dt: np.dtype, bindings: dict, n: int, total: int = 0,
