@@ -31,6 +31,7 @@ class ClaimRow:
 def programs(n: int):
     """(fused program, 8-dispatch program, input, the two outputs) for n = k * 256."""
     import wgprim
+    from wgprim.ops import block_scan
     from wgprim.program import Program, get_pipeline
 
     dev = wgprim.get_device()
@@ -38,10 +39,11 @@ def programs(n: int):
     x = wgprim.asarray(np.random.default_rng(1).integers(0, 1000, n).astype(np.uint32))
     out_fused, ping, pong = (wgprim.empty((n,), np.uint32) for _ in range(3))
     fused = Program(dev, "block scan, one dispatch", transient=False)
-    fused.dispatch("block scan", get_pipeline(dev, "blockscan_claim", "", "block_scan"),
+    barrier_scan = block_scan.scan_preamble(dev, "u32", subgroups=False)  # the claim is about barriers
+    fused.dispatch("block scan", get_pipeline(dev, "blockscan_claim", barrier_scan, "block_scan"),
                    {0: fused.params(n, groups, 0), 1: x.buffer, 2: out_fused.buffer}, groups)
     steps = Program(dev, "block scan, one dispatch per step", transient=False)
-    step = get_pipeline(dev, "blockscan_claim", "", "scan_step")
+    step = get_pipeline(dev, "blockscan_claim", barrier_scan, "scan_step")
     src = x
     for k in range(8):
         dst = ping if k % 2 == 0 else pong

@@ -20,9 +20,10 @@ import numpy as np
 
 from wgprim.array import Array
 from wgprim.device import Device
-from wgprim.ops.scan import _Recorder as ScanRecorder
+from wgprim.ops import block_scan
+from wgprim.ops.scan import ScanRecorder
 from wgprim.ops.common import Chunk, chunks
-from wgprim.program import Program, active_batch, consecutive_subgroups, get_pipeline, kernel_source, view
+from wgprim.program import Program, active_batch, get_pipeline, kernel_source, view
 
 WG = 256
 # Match path (kernels/radix_scatter_match.wgsl): keys per invocation (4, 8, 12 or 16) and
@@ -56,12 +57,7 @@ def items_per_invocation(device: Device) -> int:
 def preamble(device: Device, items: int) -> str:
     """Constants and the block scan (subgroup path where the device has subgroups)."""
     constants = f"const WG: u32 = {WG}u;\nconst ITEMS: u32 = {items}u;\n" + kernel_source(("order_key", "radix_keys"))
-    if consecutive_subgroups(device):
-        # This block scan needs subgroups of consecutive invocations (probed). Naga (wgpu
-        # 0.32) takes subgroup builtins without `enable subgroups;` and rejects the
-        # directive as not yet implemented; the device feature is what enables them.
-        return constants + kernel_source("radix_block_scan_subgroup")
-    return constants + kernel_source("radix_block_scan_workgroup")
+    return constants + block_scan.scan_preamble(device, "u32")
 
 
 def match_items(device: Device) -> int:

@@ -19,7 +19,7 @@ import numpy as np
 
 from wgprim.array import Array, asarray, check_dtype, empty
 from wgprim.device import get_device
-from wgprim.ops import operators
+from wgprim.ops import block_scan, operators
 from wgprim.ops.common import as_input, check_out, chunks
 from wgprim.program import Plan, Program, get_pipeline
 
@@ -57,7 +57,7 @@ class _Recorder:
     def __init__(self, program: Program, n: int, dt: np.dtype, op):
         self.program, self.n, self.dt, self.op = program, n, dt, op
         self.name, _ = operators.resolve(op, dt)
-        self.preamble = operators.preamble(op, dt)
+        self.preamble = operators.preamble(op, dt) + block_scan.reduce_preamble(block_scan.ACCUMULATOR)
         self.acc_bytes = operators.accumulator_bytes(op, dt)
         dev = program.device
         self.chunks = chunks(n, dt.itemsize, TILE, dev)

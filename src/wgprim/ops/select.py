@@ -23,9 +23,10 @@ from __future__ import annotations
 import numpy as np
 
 from wgprim.array import Array, empty
-from wgprim.ops import order_key
+from wgprim.ops import block_scan, order_key
 from wgprim.ops.common import as_input, chunks
-from wgprim.program import Program, consecutive_subgroups, get_pipeline
+from wgprim.ops.scan import ScanRecorder
+from wgprim.program import Program, get_pipeline
 
 U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
 BOOL = np.dtype(np.bool_)
@@ -38,10 +39,6 @@ TILE = WG * 4 * 4  # elements per tile: 4 mask words (16 flags) per invocation
 # the block's tiles in order. On an H200 one tile per workgroup measured fastest (2, 4, 8:
 # the scatter 2.4x to 3.8x slower), see docs/histogram_select.md.
 TILES_PER_GROUP = 1
-# Stage each tile's kept elements in workgroup memory so that the stores to the output
-# are contiguous (when TILE elements fit next to the scan's workgroup memory). Off: on an
-# H200 staging made the scatter 2x slower (0.73 -> 1.46 ms at 2^28, half kept).
-STAGE_STORES = False
 
 
 def _block_tiles(device) -> int:
@@ -71,11 +68,9 @@ def _compact_program(x: Array | None, mask: Array, ordered: bool):
     preamble = f"alias T = {WGSL[dt]};\n"
     tpw = _block_tiles(dev)
     block = TILE * tpw
-    # 4 bytes per staged element, plus the scan's WG vec4s and a few words
-    staged = STAGE_STORES and TILE * 4 + WG * 16 + 64 <= dev.max_workgroup_storage
-    consts = {"WG": WG, "TPW": tpw, "STAGE": TILE if staged else 1}
-    ranks = "select_ranks_subgroup" if consecutive_subgroups(dev) else "select_ranks_barrier"
-    kernel = (ranks, "select")
+    consts = {"WG": WG, "TPW": tpw}
+    preamble += block_scan.scan_preamble(dev, "vec4<u32>")  # ranks: sums of 4 columns of flag counts
+    kernel = "select"
     program = Program(dev, label="compact" if ordered else "compact unordered")
     parts = chunks(n, 4, block, dev)
     totals = empty((len(parts),), U32, dev)  # zero-filled: the append counters start at 0
@@ -88,15 +83,13 @@ def _compact_program(x: Array | None, mask: Array, ordered: bool):
         if x is not None:
             bind[4] = c.view(x)
         if ordered:
-            from wgprim.ops.scan import _Recorder
-
             counts = Array(program.temp(4 * groups), U32, (groups,), dev)
             prefix = Array(program.temp(4 * groups), U32, (groups,), dev)
             count_pipe = get_pipeline(dev, kernel, preamble, "select_count", consts)
             program.dispatch("compact count", count_pipe,
                              {0: program.params(c.count, groups, c.start, slot), 8: c.view(mask), 2: counts.buffer},
                              groups)
-            _Recorder(dev, U32, "sum").record(program, counts, prefix, exclusive=True)
+            ScanRecorder(dev, U32, "sum").record(program, counts, prefix, exclusive=True)
             pipe = get_pipeline(dev, kernel, preamble, f"select_scatter_{kind}", consts)
             bind.update({0: program.params(c.count, groups, c.start, slot), 3: prefix.buffer, 7: totals.buffer})
             program.dispatch(f"compact scatter {kind}", pipe, bind, groups)
@@ -234,15 +227,13 @@ def unique(x, return_counts: bool = False, return_inverse: bool = False):
 
 def _inverse(s: Array, perm: Array, shape) -> Array:
     """inverse[perm[i]] = (number of run starts in s[0..i]) - 1: flags -> scan -> scatter."""
-    from wgprim.ops.scan import _Recorder
-
     dev, n = s.device, s.size
     program = Program(dev, label="unique inverse")
     flags = Array(program.temp(4 * n), U32, (n,), dev)
     ids = Array(program.temp(4 * n), U32, (n,), dev)
     inverse = empty(shape, U32, dev)
     _runs_step(program, "mark_runs_u32", s.dtype, {1: s.buffer, 3: flags.buffer}, n)
-    _Recorder(dev, U32, "sum").record(program, flags, ids, exclusive=False)
+    ScanRecorder(dev, U32, "sum").record(program, flags, ids, exclusive=False)
     _runs_step(program, "scatter_inverse", s.dtype, {6: perm.buffer, 8: ids.buffer, 9: inverse.buffer}, n)
     program.run()
     return inverse
