@@ -86,21 +86,19 @@ def subgroups_per_workgroup(device: Device) -> int:
     """Subgroups in a workgroup of WG invocations (probed once per device)."""
     cache = device.cache("probes")
     if "radix subgroups" not in cache:
-        import wgpu
-
         try:
             pipe = get_pipeline(device, ("radix_sort", "radix_scatter_match"), match_preamble(device, 4),
                                 "radix_subgroup_count")
         except Exception:
             cache["radix subgroups"] = WG  # cannot tell: not the match path
             return WG
-        buf = device.device.create_buffer(size=16, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC
-                                          | wgpu.BufferUsage.COPY_DST)
-        device.device.queue.write_buffer(buf, 0, np.zeros(4, np.uint32))
-        p = Program(device, label="radix subgroup probe")
+        p = Program(device, label="radix subgroup probe", transient=False)
+        buf = p.temp(16)
+        p.write(buf, np.zeros(4, np.uint32))
         p.dispatch("probe", pipe, {7: buf}, 1)
         p.run()
-        count = int(np.frombuffer(device.device.queue.read_buffer(buf, 0, 4), np.uint32)[0])
+        count = int(p.read(buf, 0, 4, np.uint32)[0])
+        p.release()
         cache["radix subgroups"] = count if count > 0 else WG
     return cache["radix subgroups"]
 
@@ -193,10 +191,10 @@ class RadixSorter:
         # Through Program.run, so that profile() and bench see this dispatch too.
         p = Program(self.device, label="radix probe", transient=False)
         bits = p.temp(16)
-        self.device.device.queue.write_buffer(bits, 0, np.array([0, 0xFFFFFFFF, 0, 0], np.uint32))
+        p.write(bits, np.array([0, 0xFFFFFFFF, 0, 0], np.uint32))
         self.record_probe(p, keys, bits)
         p.run()
-        raw = np.frombuffer(self.device.device.queue.read_buffer(bits, 0, 8), np.uint32)
+        raw = p.read(bits, 0, 8, np.uint32)
         p.release()
         return varying_digits(int(raw[0]), int(raw[1]))
 
@@ -246,10 +244,8 @@ class RadixSorter:
                                   c.start // self.tile, c.start, 0xFFFFFFFF, 0)
                 p.dispatch("radix count", self.pipes["radix_count"],
                            {0: params, 1: c.view(_as(src_k, n)), 2: counts.buffer}, groups)
-            first_scan_step = len(p.steps)
-            self.scan.record(p, counts, offsets, exclusive=True)
-            for step in p.steps[first_scan_step:]:
-                step.label = "radix scan"
+            with p.scope("radix scan"):
+                self.scan.record(p, counts, offsets, exclusive=True)
             for c in parts:
                 groups = self.tiles(c.count)
                 for (key_lo, key_hi, split, base), vals in zip(key_windows, val_windows):

@@ -58,46 +58,55 @@ def _as_mask(mask, n: int | None = None, shape=None) -> Array:
     return m
 
 
-def _compact_program(x: Array | None, mask: Array, ordered: bool):
-    """Record the compaction of x (None: indices) by mask. Returns (program, outputs per
-    chunk, totals array with one count per chunk)."""
-    dev = mask.device
-    n = mask.size
-    dt = U32 if x is None else x.dtype
-    kind = "indices" if x is None else "values"
-    preamble = f"alias T = {WGSL[dt]};\n"
-    tpw = _block_tiles(dev)
-    block = TILE * tpw
-    consts = {"WG": WG, "TPW": tpw}
-    preamble += block_scan.scan_preamble(dev, "vec4<u32>")  # ranks: sums of 4 columns of flag counts
-    kernel = "select"
-    program = Program(dev, label="compact" if ordered else "compact unordered")
-    parts = chunks(n, 4, block, dev)
-    totals = empty((len(parts),), U32, dev)  # zero-filled: the append counters start at 0
-    outs = []
-    for slot, c in enumerate(parts):
-        out = empty((c.count,), dt, dev)
-        outs.append(out)
-        groups = -(-c.count // block)
-        bind = {1: c.view(mask), 5: out.buffer}
-        if x is not None:
-            bind[4] = c.view(x)
+class CompactRecorder:
+    """Compaction as a building block: pipelines built once for (device, values of dtype
+    `dt` or indices when dt is None, ordered), then `record(program, x, mask)` adds the
+    steps to any Program."""
+
+    def __init__(self, device, dt: np.dtype | None, ordered: bool):
+        self.device, self.ordered = device, ordered
+        self.dt = U32 if dt is None else np.dtype(dt)
+        self.kind = "indices" if dt is None else "values"
+        tpw = _block_tiles(device)
+        self.block = TILE * tpw
+        consts = {"WG": WG, "TPW": tpw}
+        # ranks: the block scan of vec4<u32> sums (4 columns of flag counts at once)
+        preamble = f"alias T = {WGSL[self.dt]};\n" + block_scan.scan_preamble(device, "vec4<u32>")
         if ordered:
-            counts = Array(program.temp(4 * groups), U32, (groups,), dev)
-            prefix = Array(program.temp(4 * groups), U32, (groups,), dev)
-            count_pipe = get_pipeline(dev, kernel, preamble, "select_count", consts)
-            program.dispatch("compact count", count_pipe,
-                             {0: program.params(c.count, groups, c.start, slot), 8: c.view(mask), 2: counts.buffer},
-                             groups)
-            ScanRecorder(dev, U32, "sum").record(program, counts, prefix, exclusive=True)
-            pipe = get_pipeline(dev, kernel, preamble, f"select_scatter_{kind}", consts)
-            bind.update({0: program.params(c.count, groups, c.start, slot), 3: prefix.buffer, 7: totals.buffer})
-            program.dispatch(f"compact scatter {kind}", pipe, bind, groups)
+            self.count = get_pipeline(device, "select", preamble, "select_count", consts)
+            self.scatter = get_pipeline(device, "select", preamble, f"select_scatter_{self.kind}", consts)
+            self.scan = ScanRecorder(device, U32, "sum")
         else:
-            pipe = get_pipeline(dev, kernel, preamble, f"select_append_{kind}", consts)
-            bind.update({0: program.params(c.count, groups, c.start, slot), 6: totals.buffer})
-            program.dispatch(f"compact append {kind}", pipe, bind, groups)
-    return program, outs, totals
+            self.append = get_pipeline(device, "select", preamble, f"select_append_{self.kind}", consts)
+
+    def record(self, program: Program, x: Array | None, mask: Array) -> tuple[list[Array], Array]:
+        """Add the compaction of x (None: indices) by mask. Returns (one output Array per
+        binding-sized chunk, sized for every element kept; totals: the kept count of
+        each chunk, readable once the program has run)."""
+        dev, n = self.device, mask.size
+        parts = chunks(n, 4, self.block, dev)
+        totals = empty((len(parts),), U32, dev)  # zero-filled: the append counters start at 0
+        outs = []
+        for slot, c in enumerate(parts):
+            out = empty((c.count,), self.dt, dev)
+            outs.append(out)
+            groups = -(-c.count // self.block)
+            bind = {1: c.view(mask), 5: out.buffer}
+            if x is not None:
+                bind[4] = c.view(x)
+            if self.ordered:
+                counts = Array(program.temp(4 * groups), U32, (groups,), dev)
+                prefix = Array(program.temp(4 * groups), U32, (groups,), dev)
+                program.dispatch("compact count", self.count,
+                                 {0: program.params(c.count, groups, c.start, slot), 8: c.view(mask),
+                                  2: counts.buffer}, groups)
+                self.scan.record(program, counts, prefix, exclusive=True)
+                bind.update({0: program.params(c.count, groups, c.start, slot), 3: prefix.buffer, 7: totals.buffer})
+                program.dispatch(f"compact scatter {self.kind}", self.scatter, bind, groups)
+            else:
+                bind.update({0: program.params(c.count, groups, c.start, slot), 6: totals.buffer})
+                program.dispatch(f"compact append {self.kind}", self.append, bind, groups)
+        return outs, totals
 
 
 def _gather_outputs(outs: list[Array], counts: np.ndarray, dt: np.dtype) -> Array:
@@ -108,13 +117,12 @@ def _gather_outputs(outs: list[Array], counts: np.ndarray, dt: np.dtype) -> Arra
         return Array(o.buffer, dt, (int(counts[0]),), o.device)
     dev = outs[0].device
     result = empty((int(counts.sum()),), dt, dev)
-    encoder = dev.device.create_command_encoder()
+    program = Program(dev, label="compact gather")
     offset = 0
     for o, k in zip(outs, counts):
-        if k:
-            encoder.copy_buffer_to_buffer(o.buffer, 0, result.buffer, offset, int(k) * dt.itemsize)
-            offset += int(k) * dt.itemsize
-    dev.device.queue.submit([encoder.finish()])
+        program.copy(o.buffer, 0, result.buffer, offset, int(k) * dt.itemsize)
+        offset += int(k) * dt.itemsize
+    program.run()
     return result
 
 
@@ -122,7 +130,8 @@ def _select(x: Array | None, mask: Array, ordered: bool = True) -> Array:
     dt = U32 if x is None else x.dtype
     if mask.size == 0:
         return empty((0,), dt, mask.device)
-    program, outs, totals = _compact_program(x, mask, ordered)
+    program = Program(mask.device, label="compact" if ordered else "compact unordered")
+    outs, totals = CompactRecorder(mask.device, None if x is None else x.dtype, ordered).record(program, x, mask)
     program.run()
     return _gather_outputs(outs, totals.numpy(), dt)
 
