@@ -207,8 +207,9 @@ class Program:
         return buffer
 
     def write(self, buffer, data, offset: int = 0) -> None:
-        """Write host `data` (a numpy array or bytes) into `buffer` at `offset` now, before
-        any step of this Program runs (queue writes precede later submits)."""
+        """Write host `data` (a numpy array or bytes) into `buffer` at `offset` now: before
+        any step of this Program runs, and before the steps of programs still queued in a
+        batch (queue writes precede later submits)."""
         try:
             self.device.device.queue.write_buffer(buffer, int(offset), np.ascontiguousarray(data))
         except Exception as error:

@@ -46,10 +46,13 @@ fn block_subgroups_between(first: u32, end: u32) -> BlockT {
 }
 
 // Scans inside each subgroup and publishes the subgroups' totals; returns the previous
-// lane's inclusive value (meaningful for lanes > 0).
+// lane's inclusive value (meaningful for lanes > 0): for a sum, this lane's minus its own.
 fn block_subgroup_pass(inv: Invocation, v: BlockT) -> BlockT {
   let x = block_subgroup_inclusive(inv, v);
-  let left = subgroupShuffleUp(x, 1u);
+  var left = x - v;
+  if (!BLOCK_SUM) {
+    left = subgroupShuffleUp(x, 1u);
+  }
   if (inv.sg_lane == inv.sg_size - 1u) {
     block_subgroup_totals[inv.index / inv.sg_size] = x;
   }
