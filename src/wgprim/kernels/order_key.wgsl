@@ -14,8 +14,6 @@
 // from_order_key_* inverts a key: zeros come back as +0.0, NaNs as 0x7fc00000. Whether a
 // NaN also *wins* a min or a max is the caller's rule (ops/order_key.py: key_for_min/max).
 
-const ORDER_KEY_NAN: u32 = 0xffc00000u;  // the key of every NaN
-
 fn f32_bits_is_nan(bits: u32) -> bool {
   return (bits & 0x7fffffffu) > 0x7f800000u;
 }
@@ -28,14 +26,11 @@ fn from_order_key_i32(key: u32) -> u32 {
   return key ^ 0x80000000u;
 }
 
+// Branch-free (selects): it runs once per element in the hot loops of min/max and sort.
 fn order_key_f32(bits: u32) -> u32 {
-  if (f32_bits_is_nan(bits)) {
-    return ORDER_KEY_NAN;
-  }
-  if (bits == 0x80000000u) {
-    return 0x80000000u;  // -0.0: the key of +0.0
-  }
-  return select(bits ^ 0x80000000u, ~bits, (bits >> 31u) == 1u);
+  var b = select(bits, 0u, bits == 0x80000000u);         // -0.0 -> +0.0
+  b = select(b, 0x7fc00000u, f32_bits_is_nan(b));       // every NaN -> the quiet NaN
+  return select(b | 0x80000000u, ~b, (b >> 31u) == 1u);
 }
 
 fn from_order_key_f32(key: u32) -> u32 {
