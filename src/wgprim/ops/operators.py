@@ -11,6 +11,11 @@ defines in a WGSL *preamble* put in front of the file:
     fn lift(x: T, i: u32) -> A      element (and its index) -> accumulator
     fn finish(a: A) -> R            accumulator -> result
 
+Float preambles also carry the order keys (ops/order_key.py: key, from_key, is_nan) and
+min_nan / max_nan; min/max/argmin/argmax reductions accumulate order keys. Kernels that
+combine across the workgroup add the block scan or block reduce (ops/block_scan.py)
+bound to this combine.
+
 Reductions may combine in any order, so a reduce operator must be associative and
 commutative; scans keep the order, so a scan operator only needs to be associative.
 Identities are built at run time from their bit pattern because WGSL forbids constant
