@@ -20,6 +20,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -75,21 +76,28 @@ def consecutive_subgroups(device: Device) -> bool:
 
 
 def _probe_subgroups(device: Device) -> bool:
-    import wgpu
-
     try:
         pipeline = get_pipeline(device, "subgroup_probe", "", "probe")
     except Exception:
         return False
-    out = device.device.create_buffer(size=1024, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC)
-    program = Program(device, "subgroup probe")
+    program = Program(device, "subgroup probe", transient=False)
+    out = program.temp(1024)
     program.dispatch("probe", pipeline, {0: out}, 1)
-    # Submitted directly, never queued: a probe first needed inside `with batch():` must
-    # still read its own result.
-    encoder = device.device.create_command_encoder()
-    program.encode(encoder)
-    device.device.queue.submit([encoder.finish()])
-    return bool(np.all(np.frombuffer(device.device.queue.read_buffer(out), np.uint32) == 1))
+    # Submitted alone: a probe first needed inside `with batch():` must read its own
+    # result without submitting the user's queued work early.
+    program.run(alone=True)
+    consecutive = bool(np.all(program.read(out, 0, 1024, np.uint32, alone=True) == 1))
+    program.release()
+    return consecutive
+
+
+class Recorder(Protocol):
+    """A building block that other primitives compose: built once for its shape (pipelines
+    from the cache), then `record(program, ...)` adds its steps to any Program (the
+    caller's, so a whole primitive stays one submit). ops/scan.ScanRecorder,
+    ops/reduce.ReduceRecorder, ops/radix_sort.RadixSorter, ops/select.CompactRecorder."""
+
+    def record(self, program: "Program", *args, **kwargs) -> None: ...
 
 
 def default_pool_bytes(device: Device) -> int:
@@ -185,10 +193,22 @@ def fold_grid(groups: int, max_per_dim: int) -> tuple[int, int]:
 
 @dataclass
 class Step:
-    label: str
+    label: str  # what profiling reports: the outermost scope's label, else the step's own
     pipeline: object
     bind_group: object
     grid: tuple[int, int]
+    path: tuple[str, ...] = ()  # the scopes it was recorded in, outermost first, and its own label
+
+
+@dataclass
+class Copy:
+    """A buffer-to-buffer copy between two compute passes (recorded by Program.copy)."""
+
+    src: object
+    src_offset: int
+    dst: object
+    dst_offset: int
+    nbytes: int
 
 
 @dataclass
@@ -208,8 +228,9 @@ class Program:
     transient: bool = True
     # Where temporaries come from: the device's shared pool unless a plan brings its own.
     pool: BufferPool | None = None
-    steps: list[Step] = field(default_factory=list)
+    steps: list = field(default_factory=list)  # Step and Copy, in order
     held: list = field(default_factory=list)
+    scopes: list[str] = field(default_factory=list)
 
     def __post_init__(self):
         check_current(self.device, "a program")
@@ -231,8 +252,31 @@ class Program:
         data = np.zeros(-(-max(len(values), 1) // 4) * 4, np.uint32)
         data[: len(values)] = np.asarray(values, dtype=np.int64).astype(np.uint32)
         buffer = self._hold(data.nbytes, wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST)
-        self.device.device.queue.write_buffer(buffer, 0, data)
+        self.write(buffer, data)
         return buffer
+
+    def write(self, buffer, data, offset: int = 0) -> None:
+        """Write host `data` (a numpy array or bytes) into `buffer` at `offset` now: before
+        any step of this Program runs, and before the steps of programs still queued in a
+        batch (queue writes precede later submits)."""
+        try:
+            self.device.device.queue.write_buffer(buffer, int(offset), np.ascontiguousarray(data))
+        except Exception as error:
+            raise explain_gpu_error(error, f"writing a buffer for {self.label or 'a program'}") from error
+
+    def read(self, buffer, offset: int = 0, nbytes: int | None = None, dtype=np.uint8,
+             alone: bool = False) -> np.ndarray:
+        """`nbytes` of `buffer` from `offset` as a numpy array of `dtype`, once everything
+        submitted before (queued batches included, unless `alone`) has run: a sync with
+        the GPU."""
+        nbytes = buffer.size - offset if nbytes is None else nbytes
+        if not alone:
+            flush_batch(self.device)
+        try:
+            raw = self.device.device.queue.read_buffer(buffer, int(offset), int(nbytes))
+        except Exception as error:
+            raise explain_gpu_error(error, f"reading a buffer for {self.label or 'a program'}") from error
+        return np.frombuffer(raw, dtype)
 
     def _hold(self, nbytes: int, usage):
         buffer = self.pool.take(nbytes, usage)
@@ -266,7 +310,27 @@ class Program:
             )
         except Exception as error:
             raise explain_gpu_error(error, f"binding resources for {label}") from error
-        self.steps.append(Step(label, pipeline, bind_group, fold_grid(groups, self.device.max_groups_per_dim)))
+        grid = fold_grid(groups, self.device.max_groups_per_dim)
+        path = (*self.scopes, label)
+        self.steps.append(Step(path[0], pipeline, bind_group, grid, path))
+
+    def copy(self, src, src_offset: int, dst, dst_offset: int, nbytes: int) -> None:
+        """Add a step copying `nbytes` of buffer `src` (from `src_offset`) into `dst` (at
+        `dst_offset`), after the steps before it and before the steps after it. Offsets and
+        size must be multiples of 4."""
+        if nbytes > 0:
+            self.steps.append(Copy(src, int(src_offset), dst, int(dst_offset), int(nbytes)))
+
+    @contextlib.contextmanager
+    def scope(self, label: str):
+        """Name the steps recorded inside the block: profiling reports each of them under
+        `label` (the outermost scope's, when scopes nest), e.g. a sort reports the steps
+        of the scan it composes as "radix scan". Step.path keeps every name."""
+        self.scopes.append(label)
+        try:
+            yield self
+        finally:
+            self.scopes.pop()
 
     def _check_devices(self, label: str, bindings: dict) -> None:
         """Every bound buffer must live on this Program's device (wgpu would fail with an
@@ -290,18 +354,38 @@ class Program:
             # One pass per step, each timed by its own begin/end timestamps. Passes add no
             # synchronization beyond the dispatch boundary that is already there.
             for step in self.steps:
+                if isinstance(step, Copy):
+                    self._copy(encoder, step)
+                    continue
                 cp = encoder.begin_compute_pass(timestamp_writes=profiler.pass_writes(step.label))
                 self._record(cp, step)
                 cp.end()
             return
-        cp = encoder.begin_compute_pass(label=self.label)
+        cp = None  # one pass for the dispatches between two copies
         for step in self.steps:
+            if isinstance(step, Copy):
+                if cp is not None:
+                    self._end_pass(cp, profiler)
+                    cp = None
+                self._copy(encoder, step)
+                continue
+            if cp is None:
+                cp = encoder.begin_compute_pass(label=self.label)
             if profiler is not None:
                 profiler.mark(cp, step.label)
             self._record(cp, step)
+        if cp is not None:
+            self._end_pass(cp, profiler)
+
+    @staticmethod
+    def _end_pass(cp, profiler: "Profiler | None") -> None:
         if profiler is not None:
             profiler.mark(cp, None)
         cp.end()
+
+    @staticmethod
+    def _copy(encoder, step: Copy) -> None:
+        encoder.copy_buffer_to_buffer(step.src, step.src_offset, step.dst, step.dst_offset, step.nbytes)
 
     @staticmethod
     def _record(cp, step: Step) -> None:
@@ -309,17 +393,20 @@ class Program:
         cp.set_bind_group(0, step.bind_group)
         cp.dispatch_workgroups(step.grid[0], step.grid[1], 1)
 
-    def run(self, profile: bool = False) -> list[StepTime] | None:
+    def run(self, profile: bool = False, alone: bool = False) -> list[StepTime] | None:
         """Submit every step (or queue them in the active batch). With `profile`, wait for
         the GPU and return the time of each step from timestamp queries (None when the
-        adapter has no timestamps)."""
+        adapter has no timestamps). `alone`: submit now, neither queued in nor flushing
+        the active batch (a probe needed in the middle of a batch, which depends on
+        nothing queued there)."""
         sink = getattr(_profiling, "sink", None)
         profile = profile or sink is not None
         batch = active_batch(self.device)
-        if batch is not None and not profile:
+        if batch is not None and not profile and not alone:
             batch.append(self)
             return None
-        flush_batch(self.device)
+        if not alone:
+            flush_batch(self.device)
         profiler = Profiler(self.device, len(self.steps)) if profile and self.device.has_timestamps else None
         encoder = self.device.device.create_command_encoder()
         self.encode(encoder, profiler)
@@ -352,15 +439,17 @@ class Profiler:
             size=8 * max(self.count, 2), usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC
         )
         self.labels: list[str] = []
+        self.starts: list[int] = []  # inside passes: the timestamp that starts each label's span
         self.next = 0
 
     def mark(self, cp, label: str | None) -> None:
         from wgpu.backends.wgpu_native.extras import write_timestamp
 
         write_timestamp(cp, self.query, self.next)
-        self.next += 1
         if label is not None:
             self.labels.append(label)
+            self.starts.append(self.next)
+        self.next += 1
 
     def pass_writes(self, label: str) -> dict:
         self.labels.append(label)
@@ -382,7 +471,8 @@ class Profiler:
         ticks = np.frombuffer(self.device.device.queue.read_buffer(self.buffer, 0, 8 * self.next), np.uint64)
         ticks = ticks.astype(np.float64)
         if self.inside_passes:
-            spans = np.diff(ticks)
+            # a span ends at the next timestamp: the next step's, or its pass's end
+            spans = ticks[np.array(self.starts, np.int64) + 1] - ticks[self.starts]
         else:
             spans = ticks[1::2] - ticks[0::2]
         return [StepTime(label, max(span, 0.0) / 1e6) for label, span in zip(self.labels, spans)]

@@ -301,33 +301,6 @@ def test_private_copies_and_shared_edges(monkeypatch, copies, shared_edges, grou
                                   np.bincount(data(30_001, np.uint32, seed=14)))
 
 
-@pytest.mark.parametrize("groups", [1, 3, 2112])
-def test_byte_counters(monkeypatch, groups):
-    # with BYTE_COUNTERS, unweighted counts of <= 256 bins go through per-invocation 8-bit counters merged every
-    # 240 elements per invocation: with 1 or 3 workgroups every counter wraps many rounds
-    import wgprim.ops.histogram as H
-
-    monkeypatch.setattr(H, "BYTE_COUNTERS", True)  # opt-in (slower on an H200, see the docs)
-    monkeypatch.setattr(H, "BYTE_GROUPS", groups)
-    assert H._byte_shape(wgprim_device(), 256, H.MODE_UNIFORM) is not None
-    x = data(300_001, np.float32, seed=21)
-    check(x, bins=256, range=(-300, 300))
-    check(x, bins=7)
-    check(x, bins=[-100, -3.5, 0, 2, 17.25, 500])
-    check(np.full(200_003, 7, np.float32), bins=256, range=(0, 100))  # one bin: every counter saturates
-    check(np.full(100_001, 100, np.float32), bins=256, range=(0, 100))  # the closed last bin
-    check(data(100_003, np.int32, seed=22), bins=100, range=(-3.3, 30.7))
-    xs = np.random.default_rng(23).integers(0, 256, 123_457).astype(np.uint32)
-    np.testing.assert_array_equal(bincount(xs).numpy(), np.bincount(xs))
-    np.testing.assert_array_equal(bincount(np.full(70_001, 255, np.int32)).numpy(), np.bincount(np.full(70_001, 255)))
-
-
-def wgprim_device():
-    from wgprim.device import get_device
-
-    return get_device()
-
-
 def test_denormals_next_to_the_zero_edge():
     # -1.4e-45 < 0.0 for numpy: it belongs below the edge at 0, even on drivers that
     # flush denormals to zero in float compares.

@@ -151,11 +151,8 @@ def test_hypothesis_uint32(values, exclusive, op):
     assert_scan(x, op, exclusive, wgprim.scan(x, op, exclusive=exclusive).numpy())
 
 
-@pytest.mark.parametrize("staged", [True, False])
 @pytest.mark.parametrize("n", [1, 4097, 4096 * 5 + 9])
-def test_both_downsweep_variants(staged, n, rng, monkeypatch):
-    from wgprim.ops import scan as scan_module
-    monkeypatch.setattr(scan_module, "STAGE_STORES", staged)
+def test_single_tile_and_levels(n, rng):
     x = random_values(rng, n, np.int32)
     for exclusive in (False, True):
         assert_scan(x, "sum", exclusive, wgprim.scan(x, exclusive=exclusive).numpy())

@@ -185,14 +185,12 @@ def test_unique_nan_and_shape():
 
 
 @pytest.mark.parametrize("tiles_per_group", [1, 2, 8])
-@pytest.mark.parametrize("stage", [True, False])
-def test_blocks_and_staging(monkeypatch, tiles_per_group, stage):
-    # several tiles per workgroup (a block: one count, one prefix) and the output staged in
-    # workgroup memory or written directly; sizes around block and tile boundaries
+def test_blocks(monkeypatch, tiles_per_group):
+    # several tiles per workgroup (a block: one count, one prefix); sizes around block and
+    # tile boundaries
     import wgprim.ops.select as S
 
     monkeypatch.setattr(S, "TILES_PER_GROUP", tiles_per_group)
-    monkeypatch.setattr(S, "STAGE_STORES", stage)
     for n in (1, 4095, 4097, 8191, 8193, 32768 + 5, 100_003):
         x = values(n, np.float32, seed=n)
         for name, m in masks(n, seed=n):

@@ -39,6 +39,7 @@ def programs(n: int):
     """(fused program, 8-step program, input, the two outputs) for n = k * 256."""
     import wgprim
     from wgprim.ops.common import chunks
+    from wgprim.ops import block_scan
     from wgprim.program import Program, get_pipeline
 
     dev = wgprim.get_device()
@@ -46,13 +47,14 @@ def programs(n: int):
     out_fused, ping, pong = (wgprim.empty((n,), np.uint32) for _ in range(3))
     windows = chunks(n, 4, SEGMENT, dev)
     fused = Program(dev, "block scan, one dispatch", transient=False)
-    block = get_pipeline(dev, "blockscan_claim", "", "block_scan")
+    barrier_scan = block_scan.scan_preamble(dev, "u32", subgroups=False)  # the claim is about barriers
+    block = get_pipeline(dev, "blockscan_claim", barrier_scan, "block_scan")
     for c in windows:
         groups = c.count // SEGMENT
         fused.dispatch("block scan", block, {0: fused.params(c.count, groups, 0), 1: c.view(x), 2: c.view(out_fused)},
                        groups)
     steps = Program(dev, "block scan, one dispatch per step", transient=False)
-    step = get_pipeline(dev, "blockscan_claim", "", "scan_step")
+    step = get_pipeline(dev, "blockscan_claim", barrier_scan, "scan_step")
     src = x
     for k in range(8):
         dst = ping if k % 2 == 0 else pong

@@ -2,8 +2,11 @@
 // each segment of 256 u32) done inside one workgroup with barriers (block_scan: 8 steps,
 // one dispatch) against the same 8 Hillis-Steele steps as 8 dispatches (scan_step: one
 // step per dispatch, ping-ponging between two buffers). Results are identical.
+// block_scan is wgprim's block scan on its barrier path (ops/block_scan.py puts it, bound
+// to u32 sums, in the preamble).
 
 const SEGMENT: u32 = 256u;
+const WG: u32 = SEGMENT;
 
 struct Params {
   n: u32,      // elements (a multiple of 256)
@@ -15,29 +18,15 @@ struct Params {
 @group(0) @binding(1) var<storage, read> src: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
 
-var<workgroup> segment: array<u32, SEGMENT>;
-
 @compute @workgroup_size(256)
-fn block_scan(@builtin(workgroup_id) wid: vec3<u32>,
-              @builtin(num_workgroups) nwg: vec3<u32>,
-              @builtin(local_invocation_index) t: u32) {
-  let group = wid.x + wid.y * nwg.x;
+fn block_scan(inv: Invocation) {
+  let group = inv.wid.x + inv.wid.y * inv.nwg.x;
   if (group >= params.groups) {
     return;
   }
-  let i = group * SEGMENT + t;
-  segment[t] = src[i];
-  workgroupBarrier();
-  for (var d = 1u; d < SEGMENT; d = d << 1u) {
-    var x = segment[t];
-    if (t >= d) {
-      x += segment[t - d];
-    }
-    workgroupBarrier();
-    segment[t] = x;
-    workgroupBarrier();
-  }
-  dst[i] = segment[t];
+  let i = group * SEGMENT + inv.index;
+  let x = src[i];
+  dst[i] = block_exclusive_scan(inv, x) + x;
 }
 
 @compute @workgroup_size(256)

@@ -29,9 +29,6 @@ override COPIES: u32 = 1u;
 // EDGES > 1: each bin's key range (bin_range) is computed into workgroup memory once per
 // workgroup and read there per element (EDGES >= nthresh + 1); 1: computed per read.
 override EDGES: u32 = 1u;
-// hist_bytes: counter words per invocation (PRIV / 4: four 8-bit counters a word).
-override ROWS: u32 = 1u;
-const ROUND: u32 = 15u;  // hist_bytes: loop iterations (16 elements each) between merges: 240 < 256
 const SKIP: u32 = 0xffffffffu;
 
 struct Params {
@@ -56,8 +53,6 @@ struct Params {
 
 var<workgroup> private_hist: array<atomic<u32>, PRIV * COPIES>;
 var<workgroup> shared_ranges: array<vec2<u32>, EDGES>;
-// hist_bytes: invocation t's 8-bit counter of bin b is byte b % 4 of word (b / 4) * WG + t.
-var<workgroup> byte_counts: array<u32, ROWS * WG>;
 
 // The keys of bin b: (first, count), i.e. first <= key < first + count in wrap-around
 // u32 arithmetic (no overflow at either end of the key range): the keys from
@@ -284,118 +279,6 @@ fn hist_global(@builtin(workgroup_id) wid: vec3<u32>,
         let b = bin_of(x[k]);
         if (b != SKIP) { global_add(b, w[k]); }
       }
-    }
-  }
-}
-
-// Unweighted counts of at most 4 * ROWS bins, with no atomic per element: each invocation
-// counts into its own 8-bit counters in workgroup memory (a plain load and store; word
-// (b / 4) * WG + t sits in bank t, so the invocations of a subgroup never collide, whatever
-// their bins). Every ROUND loop iterations (at most 240 elements per invocation, so no
-// counter overflows) the workgroup adds the counters into private_hist (u32) and zeroes
-// them, between two barriers; at the end private_hist goes to the global histogram.
-// The rounds are counted from workgroup-uniform values, so every invocation meets the
-// same barriers.
-fn count_byte(b: u32, t: u32) {
-  if (b != SKIP) {
-    let i = (b >> 2u) * WG + t;
-    byte_counts[i] += 1u << ((b & 3u) << 3u);
-  }
-}
-
-fn count_bytes4(x: vec4<T>, t: u32) {
-  count_byte(bin_of(x.x), t);
-  count_byte(bin_of(x.y), t);
-  count_byte(bin_of(x.z), t);
-  count_byte(bin_of(x.w), t);
-}
-
-// Sum the 8-bit counters of all invocations into private_hist and zero them. Item
-// (row q, part p) sums WG / parts columns of row q; the columns are visited in an order
-// rotated by q so that neighbouring invocations read different banks. Two 16-bit sums
-// per word (bytes 0 and 2, bytes 1 and 3) hold up to WG * 255 < 65536.
-fn merge_bytes(t: u32) {
-  let parts = max(1u, WG / ROWS);
-  let cols = WG / parts;
-  for (var item = t; item < ROWS * parts; item += WG) {
-    let q = item % ROWS;
-    let first = q * WG + (item / ROWS) * cols;
-    var even = 0u;
-    var odd = 0u;
-    for (var j = 0u; j < cols; j++) {
-      let i = first + (j + q) % cols;
-      let w = byte_counts[i];
-      byte_counts[i] = 0u;
-      even += w & 0x00ff00ffu;
-      odd += (w >> 8u) & 0x00ff00ffu;
-    }
-    let counts = vec4<u32>(even & 0xffffu, odd & 0xffffu, even >> 16u, odd >> 16u);
-    if (counts.x != 0u) { atomicAdd(&private_hist[4u * q], counts.x); }
-    if (counts.y != 0u) { atomicAdd(&private_hist[4u * q + 1u], counts.y); }
-    if (counts.z != 0u) { atomicAdd(&private_hist[4u * q + 2u], counts.z); }
-    if (counts.w != 0u) { atomicAdd(&private_hist[4u * q + 3u], counts.w); }
-  }
-}
-
-@compute @workgroup_size(WG)
-fn hist_bytes(@builtin(workgroup_id) wid: vec3<u32>,
-              @builtin(num_workgroups) nwg: vec3<u32>,
-              @builtin(local_invocation_index) t: u32) {
-  let group = group_index(wid, nwg);
-  if (group >= params.groups) {
-    return;
-  }
-  for (var i = t; i < PRIV; i += WG) {
-    atomicStore(&private_hist[i], 0u);
-  }
-  for (var i = t; i < ROWS * WG; i += WG) {
-    byte_counts[i] = 0u;
-  }
-  load_bin_ranges(t);
-  workgroupBarrier();
-  let n = params.n;
-  let full = n / 4u;  // vec4s entirely in range
-  let nvec = (n + 3u) / 4u;
-  let stride = params.groups * WG;
-  // first vec4 of the round for invocation 0: the same value in every invocation
-  for (var round = group * WG; round < nvec; round += ROUND * 4u * stride) {
-    var v = round + t;
-    for (var i = 0u; i < ROUND; i++) {
-      if (v >= nvec) {
-        break;
-      }
-      if (v + 3u * stride < full) {
-        let x0 = src[v];
-        let x1 = src[v + stride];
-        let x2 = src[v + 2u * stride];
-        let x3 = src[v + 3u * stride];
-        count_bytes4(x0, t);
-        count_bytes4(x1, t);
-        count_bytes4(x2, t);
-        count_bytes4(x3, t);
-      } else {
-        for (var u = 0u; u < 4u; u++) {
-          let vu = v + u * stride;
-          if (vu < nvec) {
-            let x = src[vu];
-            for (var k = 0u; k < 4u; k++) {
-              if (vu * 4u + k < n) {
-                count_byte(bin_of(x[k]), t);
-              }
-            }
-          }
-        }
-      }
-      v += 4u * stride;
-    }
-    workgroupBarrier();
-    merge_bytes(t);
-    workgroupBarrier();
-  }
-  for (var b = t; b < params.nbins; b += WG) {
-    let total = atomicLoad(&private_hist[b]);
-    if (total != 0u) {
-      atomicAdd(&hist[b], total);
     }
   }
 }

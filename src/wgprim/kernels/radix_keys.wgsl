@@ -1,29 +1,22 @@
-// Order-preserving key transforms shared by the radix and bitonic sorts (put in their
-// preamble by ops/radix_sort.py and ops/bitonic.py).
+// The sorts' key transform (put in their preamble, after order_key.wgsl, by
+// ops/radix_sort.py and ops/bitonic.py): the order keys of order_key.wgsl chosen at run
+// time by `mode`, reversed when descending.
 //
 // mode = kind (0 u32, 1 i32, 2 f32) | DESCENDING. The unsigned order of to_radix(k) is
-// numpy's order of k, reversed when descending.
+// numpy's order of k, reversed when descending. Floats: -0.0 and +0.0 are equal keys
+// (they keep their input order) and every NaN sorts after +inf (first when descending).
 
 const KIND_I32: u32 = 1u;
 const KIND_F32: u32 = 2u;
 const DESCENDING: u32 = 4u;
 
-// Unsigned order of the transformed key = numpy's order of the key. Floats: every NaN
-// becomes the canonical quiet NaN (sorted after +inf) and -0.0 becomes +0.0, so that the
-// two zeros are equal keys and keep their input order.
 fn to_radix(raw: u32, mode: u32) -> u32 {
   let kind = mode & 3u;
   var k = raw;
   if (kind == KIND_I32) {
-    k = k ^ 0x80000000u;
+    k = order_key_i32(raw);
   } else if (kind == KIND_F32) {
-    if ((k & 0x7fffffffu) > 0x7f800000u) {
-      k = 0x7fc00000u;
-    }
-    if (k == 0x80000000u) {
-      k = 0u;
-    }
-    k = select(k ^ 0x80000000u, ~k, (k & 0x80000000u) != 0u);
+    k = order_key_f32(raw);
   }
   if ((mode & DESCENDING) != 0u) {
     k = ~k;
@@ -38,9 +31,9 @@ fn from_radix(key: u32, mode: u32) -> u32 {
     k = ~k;
   }
   if (kind == KIND_I32) {
-    k = k ^ 0x80000000u;
+    k = from_order_key_i32(k);
   } else if (kind == KIND_F32) {
-    k = select(~k, k ^ 0x80000000u, (k & 0x80000000u) != 0u);
+    k = from_order_key_f32(k);
   }
   return k;
 }

@@ -18,8 +18,8 @@
 //
 // The preamble (ops/radix_sort.py) defines WG and ITEMS as constants (function-scope
 // arrays need constant sizes), the key transforms to_radix/from_radix (radix_keys.wgsl)
-// and block_exclusive_sum() (radix_block_scan_subgroup.wgsl or
-// radix_block_scan_workgroup.wgsl).
+// and the block scan of u32 sums (ops/block_scan.py: Invocation,
+// block_exclusive_scan_total).
 
 const TILE: u32 = WG * ITEMS;          // keys per workgroup
 const PADDED: u32 = TILE + TILE / 32u; // one spare slot every 32 avoids bank conflicts
@@ -187,7 +187,8 @@ var<private> dests: array<u32, ITEMS>;
 // `shift`. Counters are per (digit, invocation), digit-major, so one exclusive sum over
 // them gives every rank (the CUB BlockRadixRank layout); two digits share one u32 word
 // (digit d in row d % 8, half d / 8; halves never carry: they hold at most TILE).
-fn rank_4bits(t: u32, shift: u32) {
+fn rank_4bits(inv: Invocation, shift: u32) {
+  let t = inv.index;
   workgroupBarrier();  // the previous user of `counters` is done
   for (var r = 0u; r < ROWS; r++) {
     counters[r * WG + t] = 0u;
@@ -206,9 +207,9 @@ fn rank_4bits(t: u32, shift: u32) {
   for (var r = 0u; r < ROWS; r++) {
     sum += counters[t * ROWS + r];
   }
-  let scanned = block_exclusive_sum(t, sum);
+  let scanned = block_exclusive_scan_total(inv, sum);
   // The high halves (digits 8..15) come after every low half (digits 0..7).
-  var run = scanned.x + ((scanned.y & 0xffffu) << 16u);
+  var run = scanned.before + ((scanned.total & 0xffffu) << 16u);
   for (var r = 0u; r < ROWS; r++) {
     let c = counters[t * ROWS + r];
     counters[t * ROWS + r] = run;
@@ -282,13 +283,14 @@ fn load_tile_vals(t: u32, base: u32, valid: u32) {
 // Sort the tile's keys by the 8-bit digit (low field first: LSD inside the tile too) and
 // leave the final ranks in `ranks`; `keys` stays in the order before the last move.
 // With values, they follow each move.
-fn rank_tile(t: u32, with_values: bool) {
-  rank_4bits(t, params.shift);
+fn rank_tile(inv: Invocation, with_values: bool) {
+  let t = inv.index;
+  rank_4bits(inv, params.shift);
   permute_keys(t);
   if (with_values) {
     permute_vals(t);
   }
-  rank_4bits(t, params.shift + 4u);
+  rank_4bits(inv, params.shift + 4u);
 }
 
 // Put the keys at their sorted tile positions and compute, for the keys an invocation
@@ -336,26 +338,24 @@ fn write_keys(t: u32, valid: u32) {
 }
 
 @compute @workgroup_size(WG)
-fn radix_scatter_keys(@builtin(workgroup_id) wid: vec3<u32>,
-                      @builtin(num_workgroups) nwg: vec3<u32>,
-                      @builtin(local_invocation_index) t: u32) {
-  let group = group_index(wid, nwg);
+fn radix_scatter_keys(inv: Invocation) {
+  let t = inv.index;
+  let group = group_index(inv.wid, inv.nwg);
   if (group >= params.groups) {
     return;
   }
   let base = group * TILE;
   let valid = min(TILE, params.n - base);
   load_tile_keys(t, base, valid);
-  rank_tile(t, false);
+  rank_tile(inv, false);
   place_tile(t, group, valid);
   write_keys(t, valid);
 }
 
 @compute @workgroup_size(WG)
-fn radix_scatter_pairs(@builtin(workgroup_id) wid: vec3<u32>,
-                       @builtin(num_workgroups) nwg: vec3<u32>,
-                       @builtin(local_invocation_index) t: u32) {
-  let group = group_index(wid, nwg);
+fn radix_scatter_pairs(inv: Invocation) {
+  let t = inv.index;
+  let group = group_index(inv.wid, inv.nwg);
   if (group >= params.groups) {
     return;
   }
@@ -363,7 +363,7 @@ fn radix_scatter_pairs(@builtin(workgroup_id) wid: vec3<u32>,
   let valid = min(TILE, params.n - base);
   load_tile_keys(t, base, valid);
   load_tile_vals(t, base, valid);
-  rank_tile(t, true);
+  rank_tile(inv, true);
   place_tile(t, group, valid);
   write_keys(t, valid);
   // The values take the same final move as the keys.

@@ -2,8 +2,9 @@
 //
 // Each step is its own dispatch: a workgroup never reads another workgroup's partial in
 // the dispatch that writes it. The preamble (ops/operators.py) defines T, A, R,
-// identity(), combine(), lift() and finish(). combine must be associative and
-// commutative: invocations read interleaved vec4s for coalesced loads.
+// identity(), combine(), lift() and finish(), then the block reduce of A by combine
+// (ops/block_scan.py: block_reduce). combine must be associative and commutative:
+// invocations read interleaved vec4s for coalesced loads.
 
 override WG: u32 = 256u;
 const VECS: u32 = 4u;  // vec4 loads per invocation per tile: 16 elements in flight each
@@ -23,23 +24,8 @@ struct Params {
 @group(0) @binding(3) var<storage, read> partials_in: array<A>;
 @group(0) @binding(4) var<storage, read_write> result: array<R>;
 
-var<workgroup> scratch: array<A, WG>;
-
 fn group_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
-}
-
-// Combine one value per invocation into one value per workgroup (in scratch[0]).
-fn workgroup_reduce(t: u32, value: A) -> A {
-  scratch[t] = value;
-  workgroupBarrier();
-  for (var s = WG / 2u; s > 0u; s = s >> 1u) {
-    if (t < s) {
-      scratch[t] = combine(scratch[t], scratch[t + s]);
-    }
-    workgroupBarrier();
-  }
-  return scratch[0];
 }
 
 fn lift4(v: vec4<T>, i: u32) -> A {
@@ -92,7 +78,7 @@ fn reduce_tiles(@builtin(workgroup_id) wid: vec3<u32>,
       }
     }
   }
-  let total = workgroup_reduce(t, acc);
+  let total = block_reduce(t, acc);
   if (t == 0u) {
     partials_out[params.out_offset + group] = total;
   }
@@ -113,7 +99,7 @@ fn reduce_partials(@builtin(workgroup_id) wid: vec3<u32>,
   for (var i = start + t; i < end; i += WG) {
     acc = combine(acc, partials_in[i]);
   }
-  let total = workgroup_reduce(t, acc);
+  let total = block_reduce(t, acc);
   if (t == 0u) {
     partials_out[group] = total;
   }
@@ -126,7 +112,7 @@ fn reduce_final(@builtin(local_invocation_index) t: u32) {
   for (var i = t; i < params.n; i += WG) {
     acc = combine(acc, partials_in[i]);
   }
-  let total = workgroup_reduce(t, acc);
+  let total = block_reduce(t, acc);
   if (t == 0u) {
     result[0] = finish(total);
   }

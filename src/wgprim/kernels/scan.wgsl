@@ -4,14 +4,14 @@
 // the same steps, recursively, when there is more than one tile of them). No workgroup
 // reads what another writes in the same dispatch: tile totals written by scan_reduce are
 // read by later dispatches only. The preamble (ops/operators.py) defines T, identity()
-// and combine(); one of scan_lanes_*.wgsl defines Invocation and lanes_exclusive_scan().
+// and combine(); the block scan (ops/block_scan.py, bound to that combine) defines
+// Invocation and block_exclusive_scan().
 // combine must be associative, not necessarily commutative: every combination below
 // keeps the order of the elements. Each invocation owns 16 consecutive elements, read
 // and written as 4 vec4s, so the tile never goes through workgroup memory.
 
 override WG: u32 = 256u;
 const VECS: u32 = 4u;  // vec4s per invocation
-override STAGED_VECS: u32 = WG * VECS + WG * VECS / 8u;  // padded, for scan_downsweep_staged
 
 struct Params {
   n: u32,           // elements in this chunk
@@ -60,7 +60,7 @@ fn scan_reduce(inv: Invocation) {
   let v2 = load_vec(first + 2u);
   let v3 = load_vec(first + 3u);
   let mine = combine(combine(total4(v0), total4(v1)), combine(total4(v2), total4(v3)));
-  let before = lanes_exclusive_scan(inv, mine);
+  let before = block_exclusive_scan(inv, mine);
   if (inv.index == WG - 1u) {
     tile_totals[params.tile_offset + group] = combine(before, mine);
   }
@@ -72,11 +72,11 @@ fn load_own(first: u32) -> array<vec4<T>, VECS> {
 }
 
 // The scanned values of this invocation's 16 elements, from `run` (the combination of
-// everything before them). Shared by both downsweep variants.
+// everything before them).
 fn scan_own(first: u32, inv: Invocation, v: ptr<function, array<vec4<T>, VECS>>) -> T {
   let group = group_index(inv);
   let mine = combine(combine(total4((*v)[0]), total4((*v)[1])), combine(total4((*v)[2]), total4((*v)[3])));
-  var run = lanes_exclusive_scan(inv, mine);
+  var run = block_exclusive_scan(inv, mine);
   if (params.has_prefix == 1u) {
     run = combine(tile_prefix[params.tile_offset + group], run);
   }
@@ -109,38 +109,6 @@ fn scan_downsweep(inv: Invocation) {
     // The chunk's last vec4 may run past n into the buffer's padding (buffers are whole vec4s).
     if ((first + k) * 4u < params.n) {
       dst[first + k] = v[k];
-    }
-  }
-}
-
-// The same, with the results staged in workgroup memory so that each store instruction
-// of a subgroup writes consecutive vec4s (used where workgroup memory allows 18 KiB).
-var<workgroup> staged: array<vec4<T>, STAGED_VECS>;
-
-// One spare vec4 every 8 keeps both the row-wise writes and column-wise reads free of
-// bank conflicts.
-fn staged_slot(i: u32) -> u32 {
-  return i + (i >> 3u);
-}
-
-@compute @workgroup_size(WG)
-fn scan_downsweep_staged(inv: Invocation) {
-  let group = group_index(inv);
-  if (group >= params.groups) {
-    return;
-  }
-  let first = (group * WG + inv.index) * VECS;
-  var v = load_own(first);
-  scan_own(first, inv, &v);
-  for (var k = 0u; k < VECS; k++) {
-    staged[staged_slot(inv.index * VECS + k)] = v[k];
-  }
-  workgroupBarrier();
-  let tile_first = group * WG * VECS;
-  for (var k = 0u; k < VECS; k++) {
-    let i = k * WG + inv.index;
-    if ((tile_first + i) * 4u < params.n) {
-      dst[tile_first + i] = staged[staged_slot(i)];
     }
   }
 }

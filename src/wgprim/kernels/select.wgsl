@@ -11,23 +11,19 @@
 // broadcasts the returned start to the workgroup. Tiles land in whatever order the
 // workgroups ran; the counter is read only after the dispatch.
 //
-// With STAGE > 1 the kept elements of a tile are first put at their ranks in workgroup
-// memory and then written out by consecutive invocations to consecutive addresses
-// (coalesced stores); otherwise each invocation writes its own kept elements.
-//
 // The mask is numpy's bool layout, one byte per element, read as u32 words (4 flags).
 // Invocation t of a tile handles words k * WG + t (k < VECS): coalesced loads, and word w
 // covers the same elements as vec4 w of the data. The count reads it as vec4<u32>.
 //
-// The preamble defines `alias T` (the element type; u32 for indices). One of
-// select_ranks_barrier.wgsl / select_ranks_subgroup.wgsl comes before this file and
-// defines `Invocation` (the entry points' builtins) and `tile_scan`.
+// The preamble defines `alias T` (the element type; u32 for indices) and the block scan
+// (ops/block_scan.py) of vec4<u32> sums: `Invocation` (the entry points' builtins) and
+// block_exclusive_scan_total. Each invocation writes its own kept elements (staging them
+// in workgroup memory for coalesced stores measured 2x slower on an H200).
 
 override WG: u32 = 256u;
 const VECS: u32 = 4u;                 // mask words (4 elements each) per invocation
 override TILE: u32 = WG * VECS * 4u;  // elements per tile
 override TPW: u32 = 1u;               // tiles per workgroup (a block)
-override STAGE: u32 = 1u;             // TILE: stage the tile's output in workgroup memory; 1: don't
 
 struct Params {
   n: u32,           // elements in this chunk
@@ -47,12 +43,6 @@ struct Params {
 @group(0) @binding(8) var<storage, read> mask4: array<vec4<u32>>;  // the mask again, 16 flags a load
 
 var<workgroup> wg_base: u32;
-var<workgroup> stage: array<T, STAGE>;
-
-struct TileScan {
-  before: vec4<u32>,   // exclusive prefix of this invocation's counts, per column
-  columns: vec4<u32>,  // column totals over the workgroup
-}
 
 fn group_index(inv: Invocation) -> u32 {
   return inv.wid.x + inv.wid.y * inv.nwg.x;
@@ -104,27 +94,19 @@ struct Ranks {
 // counts, for the VECS word columns at once; column k follows all of column k - 1.
 fn tile_ranks(inv: Invocation, tile: u32) -> Ranks {
   let f = load_flags(tile, inv.index);
-  let scan = tile_scan(inv, countOneBits(f));
-  let col = scan.columns;
+  let scan = block_exclusive_scan_total(inv, countOneBits(f));
+  let col = scan.total;
   let before_col = vec4<u32>(0u, col.x, col.x + col.y, col.x + col.y + col.z);
   return Ranks(f, scan.before + before_col, col.x + col.y + col.z + col.w);
 }
 
-// Write the kept elements of one vec4 (flag bits `bits`) from position pos on: into the
-// staging area (pos relative to the tile) or straight to dst.
+// Write the kept elements of one vec4 (flag bits `bits`) to dst from position pos on.
 fn emit4(x: vec4<T>, bits: u32, start: u32) {
   var pos = start;
-  if (STAGE > 1u) {
-    if ((bits & 0x1u) != 0u) { stage[pos] = x.x; pos += 1u; }
-    if ((bits & 0x100u) != 0u) { stage[pos] = x.y; pos += 1u; }
-    if ((bits & 0x10000u) != 0u) { stage[pos] = x.z; pos += 1u; }
-    if ((bits & 0x1000000u) != 0u) { stage[pos] = x.w; }
-  } else {
-    if ((bits & 0x1u) != 0u) { dst[pos] = x.x; pos += 1u; }
-    if ((bits & 0x100u) != 0u) { dst[pos] = x.y; pos += 1u; }
-    if ((bits & 0x10000u) != 0u) { dst[pos] = x.z; pos += 1u; }
-    if ((bits & 0x1000000u) != 0u) { dst[pos] = x.w; }
-  }
+  if ((bits & 0x1u) != 0u) { dst[pos] = x.x; pos += 1u; }
+  if ((bits & 0x100u) != 0u) { dst[pos] = x.y; pos += 1u; }
+  if ((bits & 0x10000u) != 0u) { dst[pos] = x.z; pos += 1u; }
+  if ((bits & 0x1000000u) != 0u) { dst[pos] = x.w; }
 }
 
 fn emit_values_word(tile: u32, t: u32, k: u32, bits: u32, pos: u32) {
@@ -140,45 +122,29 @@ fn emit_indices_word(tile: u32, t: u32, k: u32, bits: u32, pos: u32) {
   }
 }
 
-// Where this tile's elements go first: the staging area (from 0) or dst (from base).
-fn first_position(r: Ranks, base: u32) -> vec4<u32> {
-  if (STAGE > 1u) {
-    return r.before;
-  }
-  return base + r.before;
-}
-
-// After the tile's elements are staged: consecutive invocations copy them to
-// consecutive addresses. The barrier at its end also lets the next tile reuse the
-// staging area and the scan's workgroup memory.
-fn flush_stage(t: u32, count: u32, base: u32) {
-  if (STAGE > 1u) {
-    workgroupBarrier();
-    for (var i = t; i < count; i += WG) {
-      dst[base + i] = stage[i];
-    }
-  }
+// The barrier after a tile lets the next tile reuse the block scan's workgroup memory.
+fn end_tile() {
   workgroupBarrier();
 }
 
 fn write_values(inv: Invocation, tile: u32, r: Ranks, base: u32) {
   let t = inv.index;
-  let pos = first_position(r, base);
+  let pos = base + r.before;
   emit_values_word(tile, t, 0u, r.flags.x, pos.x);
   emit_values_word(tile, t, 1u, r.flags.y, pos.y);
   emit_values_word(tile, t, 2u, r.flags.z, pos.z);
   emit_values_word(tile, t, 3u, r.flags.w, pos.w);
-  flush_stage(t, r.total, base);
+  end_tile();
 }
 
 fn write_indices(inv: Invocation, tile: u32, r: Ranks, base: u32) {
   let t = inv.index;
-  let pos = first_position(r, base);
+  let pos = base + r.before;
   emit_indices_word(tile, t, 0u, r.flags.x, pos.x);
   emit_indices_word(tile, t, 1u, r.flags.y, pos.y);
   emit_indices_word(tile, t, 2u, r.flags.z, pos.z);
   emit_indices_word(tile, t, 3u, r.flags.w, pos.w);
-  flush_stage(t, r.total, base);
+  end_tile();
 }
 
 fn tiles() -> u32 {
@@ -214,9 +180,9 @@ fn select_count(inv: Invocation) {
   for (var v = group * per_block + t; v < (group + 1u) * per_block; v += WG) {
     c += count4(v);
   }
-  let sum = tile_scan(inv, vec4<u32>(c, 0u, 0u, 0u));
+  let sum = block_exclusive_scan_total(inv, vec4<u32>(c, 0u, 0u, 0u));
   if (t == 0u) {
-    tile_counts[group] = sum.columns.x;
+    tile_counts[group] = sum.total.x;
   }
 }
 

@@ -5,16 +5,17 @@ order-preserving u32 key for the min and one for the max, then does one atomicMi
 one atomicMax on two global words; the next dispatch decodes them. Both extremes come
 out of the one pass over the data.
 
-Keys: u32 as is; i32 with the sign bit flipped; f32 with the sign bit flipped for
-positive values and every bit flipped for negative ones (the radix-sort transform), so
--0.0 < +0.0. NaN propagates as in numpy: it takes key 0 for the min and 0xffffffff for
-the max, which decode back to NaNs.
+Keys: the order keys of ops/order_key.py (the same as the tree reduction's and the
+sort's): -0.0 and +0.0 are one key, so both methods give +0.0 for a zero extreme. NaN
+propagates as in numpy: it takes the key that wins (0 for the min, 0xffffffff for the
+max), which decodes back to a NaN.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from wgprim.array import Array, asarray, empty
+from wgprim.ops import order_key
 from wgprim.ops.common import as_input, chunks
 from wgprim.program import Program, get_pipeline
 
@@ -22,25 +23,7 @@ U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
 WG = 256
 MAX_GROUPS = 1024  # one atomic pair per workgroup: a few waves' worth, then grid-stride
 
-_KEYS = {
-    U32: """alias T = u32;
-fn key_min(x: T) -> u32 { return x; }
-fn key_max(x: T) -> u32 { return x; }
-fn value_of(k: u32) -> T { return k; }
-""",
-    I32: """alias T = i32;
-fn key_min(x: T) -> u32 { return bitcast<u32>(x) ^ 0x80000000u; }
-fn key_max(x: T) -> u32 { return bitcast<u32>(x) ^ 0x80000000u; }
-fn value_of(k: u32) -> T { return bitcast<i32>(k ^ 0x80000000u); }
-""",
-    F32: """alias T = f32;
-fn is_nan_bits(b: u32) -> bool { return (b & 0x7fffffffu) > 0x7f800000u; }
-fn order_key(b: u32) -> u32 { return select(b ^ 0x80000000u, ~b, (b >> 31u) == 1u); }
-fn key_min(x: T) -> u32 { let b = bitcast<u32>(x); return select(order_key(b), 0u, is_nan_bits(b)); }
-fn key_max(x: T) -> u32 { let b = bitcast<u32>(x); return select(order_key(b), 0xffffffffu, is_nan_bits(b)); }
-fn value_of(k: u32) -> T { return bitcast<f32>(select(~k, k ^ 0x80000000u, (k >> 31u) == 1u)); }
-""",
-}
+WGSL = {U32: "u32", I32: "i32", F32: "f32"}
 
 
 def _run(arr: Array, swap: bool) -> Array:
@@ -50,7 +33,7 @@ def _run(arr: Array, swap: bool) -> Array:
     n = arr.size
     if n == 0:
         raise ValueError("min/max of an empty array is undefined (numpy raises too)")
-    preamble = _KEYS[arr.dtype]
+    preamble = f"alias T = {WGSL[arr.dtype]};\n" + order_key.preamble(arr.dtype)
     program = Program(dev, label="atomic min/max")
     keys = asarray(np.array([0xFFFFFFFF, 0], np.uint32), device=dev)  # identities of min, max
     out = empty((2,), arr.dtype, dev)

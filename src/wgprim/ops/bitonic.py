@@ -41,7 +41,7 @@ class BitonicSorter:
         self.device = device
         self.mode = KIND[np.dtype(dtype)] | (DESCENDING if descending else 0)
         self.local = local_size(device)
-        pre = f"const WG: u32 = {WG}u;\nconst LOCAL: u32 = {self.local}u;\n" + kernel_source("radix_keys")
+        pre = f"const WG: u32 = {WG}u;\nconst LOCAL: u32 = {self.local}u;\n" + kernel_source(("order_key", "radix_keys"))
         self.pipe_local = get_pipeline(device, "bitonic_sort", pre, "bitonic_local")
         self.pipe_global = get_pipeline(device, "bitonic_sort", pre, "bitonic_global")
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from wgprim.array import Array, asarray, empty
 from wgprim.device import Device
-from wgprim.ops import operators
+from wgprim.ops import order_key
 from wgprim.ops.common import as_input, chunks
 from wgprim.program import Program, get_pipeline
 
@@ -44,14 +44,6 @@ MAX_COPIES = 8
 # Compute each bin's key range into workgroup memory once per workgroup (read per element
 # by the estimate's check and the binary search) when it fits next to the private histogram.
 SHARED_EDGES = True
-# Unweighted counts of up to 256 bins: per-invocation 8-bit counters in workgroup memory
-# (hist_bytes), no atomic per element. Opt-in: on an H200 it measured 9.3 ms against
-# 1.96 ms for the atomic kernel (2^28 f32, 256 bins; docs/histogram_select.md). BYTE_WG invocations per workgroup (fewer where
-# workgroup memory is small), BYTE_GROUPS workgroups per chunk.
-BYTE_COUNTERS = False  # measured 4.7x slower than the atomics on an H200 (9.3 vs 1.96 ms): opt-in
-BYTE_WG = 128
-BYTE_GROUPS = 2112
-BYTE_MAX_BINS = 256
 # Uneven explicit edges: a guide table of this many cells per bin, at most GUIDE_MAX_CELLS
 # (64 KiB, read through the cache), gives most elements their bin without a search.
 # (H200, 257 geometric edges, 2^28 f32: 8 cells per bin 1.04 ms, 16: 0.79, 32: 0.66,
@@ -78,7 +70,7 @@ def _preamble(dt: np.dtype, wdt: np.dtype | None) -> str:
             "fn load_weights(v: u32) -> vec4<u32> { return bitcast<vec4<u32>>(weights[v]); }\n"
         )
     # Comparisons with the edges go through order-preserving keys (histogram.wgsl).
-    return f"alias T = {t};\n" + offset + weights + operators.order_keys(dt)
+    return f"alias T = {t};\n" + offset + weights + order_key.preamble(dt)
 
 
 def _private_shape(device: Device, nbins: int, mode: int) -> tuple[int, int, int] | None:
@@ -96,19 +88,6 @@ def _private_shape(device: Device, nbins: int, mode: int) -> tuple[int, int, int
     return priv, copies, edges
 
 
-def _byte_shape(device: Device, nbins: int, mode: int) -> tuple[int, int, int] | None:
-    """(invocations, bins, shared thresholds) for hist_bytes, or None when it does not apply."""
-    if not BYTE_COUNTERS or nbins > BYTE_MAX_BINS:
-        return None
-    priv = max(64, 1 << (nbins - 1).bit_length())
-    edges = priv if mode != MODE_DIRECT else 1
-    wg = BYTE_WG
-    # counters (priv / 4 words per invocation), private_hist, bin ranges; 64 bytes spare
-    while wg >= 64 and (priv // 4) * wg * 4 + 4 * priv + 8 * edges + 64 > device.max_workgroup_storage:
-        wg //= 2
-    return (wg, priv, edges) if wg >= 64 else None
-
-
 def _bits(value, dt: np.dtype) -> int:
     return int(np.array(value, dtype=dt).view(np.uint32))
 
@@ -123,15 +102,7 @@ def _record(program: Program, x: Array, weights: Array | None, thresholds: Array
     wdt = weights.dtype if weights is not None else None
     preamble = _preamble(dt, wdt)
     shape = _private_shape(dev, nbins, mode)
-    byte_shape = _byte_shape(dev, nbins, mode) if weights is None else None
-    groups_max, tile = MAX_GROUPS, VEC_TILE
-    if byte_shape is not None:
-        wg, priv, edges = byte_shape
-        pipeline = get_pipeline(dev, "histogram", preamble, "hist_bytes",
-                                {"WG": wg, "MODE": mode, "PRIV": priv, "ROWS": priv // 4, "EDGES": edges})
-        label = "histogram bytes"
-        groups_max, tile = BYTE_GROUPS, wg * 4
-    elif shape is not None:
+    if shape is not None:
         priv, copies, edges = shape
         pipeline = get_pipeline(dev, "histogram", preamble, "hist_shared",
                                 {"WG": WG, "MODE": mode, "PRIV": priv, "COPIES": copies, "EDGES": edges})
@@ -144,7 +115,7 @@ def _record(program: Program, x: Array, weights: Array | None, thresholds: Array
     scale_bits = _bits(scale, F32)
     shift_bits = _bits((float(lo) - first) * scale if mode != MODE_DIRECT else 0.0, F32)
     for c in chunks(x.size, dt.itemsize, VEC_TILE, dev):
-        groups = min(groups_max, -(-c.count // tile))
+        groups = min(MAX_GROUPS, -(-c.count // VEC_TILE))
         params = program.params(c.count, groups, nbins, m, lo_bits, hi_bits, scale_bits, shift_bits, cells)
         bindings = {0: params, 1: c.view(x), 3: thresholds.buffer, 4: hist_view or hist.buffer}
         if weights is not None:

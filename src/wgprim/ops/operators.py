@@ -11,6 +11,11 @@ defines in a WGSL *preamble* put in front of the file:
     fn lift(x: T, i: u32) -> A      element (and its index) -> accumulator
     fn finish(a: A) -> R            accumulator -> result
 
+Float preambles also carry the order keys (ops/order_key.py: key, from_key, is_nan) and
+min_nan / max_nan; min/max/argmin/argmax reductions accumulate order keys. Kernels that
+combine across the workgroup add the block scan or block reduce (ops/block_scan.py)
+bound to this combine.
+
 Reductions may combine in any order, so a reduce operator must be associative and
 commutative; scans keep the order, so a scan operator only needs to be associative.
 Identities are built at run time from their bit pattern because WGSL forbids constant
@@ -23,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from wgprim.errors import OperatorError
+from wgprim.ops import order_key
 
 U32, I32, F32, F16 = (np.dtype(t) for t in (np.uint32, np.int32, np.float32, np.float16))
 INTEGER = (U32, I32)
@@ -138,37 +144,20 @@ def _identity_fn(t: str, dt: np.dtype, value) -> str:
     return f"fn identity_value() -> {t} {{ var bits = {bits}u; return bitcast<{t}>(bits); }}\n"
 
 
+# min/max for floats (scans; custom operators may use them too): NaN propagates, and the
+# comparison is the order key's (kernels/order_key.wgsl), exact whatever the driver does
+# with denormals; of two equal values (-0.0 and +0.0 included) the first one is kept.
 FLOAT_HELPERS = """
-fn is_nan(x: T) -> bool { return (bitcast_bits(x) & NAN_MASK) > INF_BITS; }
-// Comparisons go through an order-preserving u32 key, built from the bits: some drivers
-// flush denormals to zero in float compares (an H200 does), numpy does not. -0.0 and
-// +0.0 get the same key (they are equal numbers).
-fn order_key(x: T) -> u32 {
-  var bits = bitcast_bits32(x);
-  if (bits == 0x80000000u) { bits = 0u; }
-  return select(bits | 0x80000000u, ~bits, (bits >> 31u) == 1u);
-}
-fn less(a: T, b: T) -> bool { return order_key(a) < order_key(b); }
+fn less(a: T, b: T) -> bool { return key(a) < key(b); }
 fn min_nan(a: T, b: T) -> T { if (is_nan(a)) { return a; } if (is_nan(b)) { return b; } return select(a, b, less(b, a)); }
 fn max_nan(a: T, b: T) -> T { if (is_nan(a)) { return a; } if (is_nan(b)) { return b; } return select(a, b, less(a, b)); }
 """
-BITS_F32 = (
-    "const NAN_MASK = 0x7fffffffu;\nconst INF_BITS = 0x7f800000u;\n"
-    "fn bitcast_bits(x: f32) -> u32 { return bitcast<u32>(x); }\n"
-    "fn bitcast_bits32(x: f32) -> u32 { return bitcast<u32>(x); }\n"
-)
-# f16 keys: its f32 value (exact, f16 denormals are normal f32 numbers).
-BITS_F16 = (
-    "const NAN_MASK = 0x7fffu;\nconst INF_BITS = 0x7c00u;\n"
-    "fn bitcast_bits(x: f16) -> u32 { return pack2x16float(vec2<f32>(f32(x), 0.0)) & 0xffffu; }\n"
-    "fn bitcast_bits32(x: f16) -> u32 { return bitcast<u32>(f32(x)); }\n"
-)
 
 
 def _float_helpers(dt: np.dtype) -> str:
     if dt.kind != "f":
         return ""
-    return (BITS_F16 if dt == F16 else BITS_F32) + FLOAT_HELPERS
+    return order_key.preamble(dt) + FLOAT_HELPERS
 
 
 def resolve(op, dt: np.dtype, for_scan: bool = False) -> tuple[str, object]:
@@ -194,36 +183,17 @@ def resolve(op, dt: np.dtype, for_scan: bool = False) -> tuple[str, object]:
     return op, Monoid(expr, identity(dt), name=op)
 
 
-KEY_FNS = {
-    U32: "fn key(x: T) -> u32 { return x; }\nfn from_key(k: u32) -> T { return k; }\n",
-    I32: "fn key(x: T) -> u32 { return bitcast<u32>(x) ^ 0x80000000u; }\n"
-         "fn from_key(k: u32) -> T { return bitcast<i32>(k ^ 0x80000000u); }\n",
-    F32: "fn key(x: T) -> u32 { return order_key(x); }\n"
-         "fn from_key(k: u32) -> T { return bitcast<f32>(select(~k, k & 0x7fffffffu, (k >> 31u) == 1u)); }\n",
-    F16: "fn key(x: T) -> u32 { return order_key(x); }\n"
-         "fn from_key(k: u32) -> T { return f16(bitcast<f32>(select(~k, k & 0x7fffffffu, (k >> 31u) == 1u))); }\n",
-}
-
-
-def order_keys(dt: np.dtype) -> str:
-    """WGSL defining `is_nan(x: T)`, `key(x: T) -> u32` (order-preserving, -0.0 == +0.0)
-    and `from_key` for dtype `dt` (after `alias T`): for every kernel that must compare
-    values exactly as numpy does, whatever the driver does with denormals."""
-    nan = "" if dt.kind == "f" else "fn is_nan(x: T) -> bool { return false; }\n"
-    return _float_helpers(dt) + nan + KEY_FNS[dt]
-
-
 def _keyed_preamble(head: str, name: str, dt: np.dtype) -> str:
-    """min/max/argmin/argmax reductions accumulate order-preserving u32 keys: one integer
-    min/max per element, exact where float compares flush denormals, -0.0 == +0.0. NaN
-    maps to the key that wins (0 for min, all ones for max), so it propagates as numpy's
+    """min/max/argmin/argmax reductions accumulate order keys (ops/order_key.py): one
+    integer min/max per element, exact where float compares flush denormals, -0.0 == +0.0.
+    NaN takes the key that wins (key_for_min / key_for_max), so it propagates as numpy's
     does and argmin/argmax return the first NaN."""
     smallest = name in ("min", "argmin")
-    wins, loses = ("0u", "0xffffffffu") if smallest else ("0xffffffffu", "0u")
+    loses = "0xffffffffu" if smallest else "0u"
     pick = "min" if smallest else "max"
     better = "<" if smallest else ">"
-    nan = "is_nan(x)" if dt.kind == "f" else "false"
-    text = head + KEY_FNS[dt] + f"fn lift_key(x: T) -> u32 {{ if ({nan}) {{ return {wins}; }} return key(x); }}\n"
+    keys = "" if dt.kind == "f" else order_key.preamble(dt)  # floats: already in head
+    text = head + keys + f"fn lift_key(x: T) -> u32 {{ return key_for_{pick}(x); }}\n"
     if name in ARG_OPS:
         return text + f"""
 struct ArgPair {{ v: u32, i: u32 }}

@@ -20,9 +20,10 @@ import numpy as np
 
 from wgprim.array import Array
 from wgprim.device import Device
-from wgprim.ops.scan import _Recorder as ScanRecorder
+from wgprim.ops import block_scan
+from wgprim.ops.scan import ScanRecorder
 from wgprim.ops.common import Chunk, chunks
-from wgprim.program import Program, active_batch, consecutive_subgroups, get_pipeline, kernel_source, view
+from wgprim.program import Program, active_batch, get_pipeline, kernel_source, view
 
 WG = 256
 # Match path (kernels/radix_scatter_match.wgsl): keys per invocation (4, 8, 12 or 16) and
@@ -55,13 +56,8 @@ def items_per_invocation(device: Device) -> int:
 
 def preamble(device: Device, items: int) -> str:
     """Constants and the block scan (subgroup path where the device has subgroups)."""
-    constants = f"const WG: u32 = {WG}u;\nconst ITEMS: u32 = {items}u;\n" + kernel_source("radix_keys")
-    if consecutive_subgroups(device):
-        # This block scan needs subgroups of consecutive invocations (probed). Naga (wgpu
-        # 0.32) takes subgroup builtins without `enable subgroups;` and rejects the
-        # directive as not yet implemented; the device feature is what enables them.
-        return constants + kernel_source("radix_block_scan_subgroup")
-    return constants + kernel_source("radix_block_scan_workgroup")
+    constants = f"const WG: u32 = {WG}u;\nconst ITEMS: u32 = {items}u;\n" + kernel_source(("order_key", "radix_keys"))
+    return constants + block_scan.scan_preamble(device, "u32")
 
 
 def match_items(device: Device) -> int:
@@ -90,21 +86,19 @@ def subgroups_per_workgroup(device: Device) -> int:
     """Subgroups in a workgroup of WG invocations (probed once per device)."""
     cache = device.cache("probes")
     if "radix subgroups" not in cache:
-        import wgpu
-
         try:
             pipe = get_pipeline(device, ("radix_sort", "radix_scatter_match"), match_preamble(device, 4),
                                 "radix_subgroup_count")
         except Exception:
             cache["radix subgroups"] = WG  # cannot tell: not the match path
             return WG
-        buf = device.device.create_buffer(size=16, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC
-                                          | wgpu.BufferUsage.COPY_DST)
-        device.device.queue.write_buffer(buf, 0, np.zeros(4, np.uint32))
-        p = Program(device, label="radix subgroup probe")
+        p = Program(device, label="radix subgroup probe", transient=False)
+        buf = p.temp(16)
+        p.write(buf, np.zeros(4, np.uint32))
         p.dispatch("probe", pipe, {7: buf}, 1)
-        p.run()
-        count = int(np.frombuffer(device.device.queue.read_buffer(buf, 0, 4), np.uint32)[0])
+        p.run(alone=True)  # a probe inside a batch reads its own result, not the batch's
+        count = int(p.read(buf, 0, 4, np.uint32, alone=True)[0])
+        p.release()
         cache["radix subgroups"] = count if count > 0 else WG
     return cache["radix subgroups"]
 
@@ -197,10 +191,10 @@ class RadixSorter:
         # Through Program.run, so that profile() and bench see this dispatch too.
         p = Program(self.device, label="radix probe", transient=False)
         bits = p.temp(16)
-        self.device.device.queue.write_buffer(bits, 0, np.array([0, 0xFFFFFFFF, 0, 0], np.uint32))
+        p.write(bits, np.array([0, 0xFFFFFFFF, 0, 0], np.uint32))
         self.record_probe(p, keys, bits)
         p.run()
-        raw = np.frombuffer(self.device.device.queue.read_buffer(bits, 0, 8), np.uint32)
+        raw = p.read(bits, 0, 8, np.uint32)
         p.release()
         return varying_digits(int(raw[0]), int(raw[1]))
 
@@ -250,10 +244,8 @@ class RadixSorter:
                                   c.start // self.tile, c.start, 0xFFFFFFFF, 0)
                 p.dispatch("radix count", self.pipes["radix_count"],
                            {0: params, 1: c.view(_as(src_k, n)), 2: counts.buffer}, groups)
-            first_scan_step = len(p.steps)
-            self.scan.record(p, counts, offsets, exclusive=True)
-            for step in p.steps[first_scan_step:]:
-                step.label = "radix scan"
+            with p.scope("radix scan"):
+                self.scan.record(p, counts, offsets, exclusive=True)
             for c in parts:
                 groups = self.tiles(c.count)
                 for (key_lo, key_hi, split, base), vals in zip(key_windows, val_windows):

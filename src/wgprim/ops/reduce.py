@@ -19,7 +19,7 @@ import numpy as np
 
 from wgprim.array import Array, asarray, check_dtype, empty
 from wgprim.device import get_device
-from wgprim.ops import operators
+from wgprim.ops import block_scan, operators
 from wgprim.ops.common import as_input, check_out, chunks
 from wgprim.program import Plan, Program, get_pipeline
 
@@ -51,15 +51,15 @@ def prod_error_bound(n: int, dtype=np.float32) -> float:
     return builtins.max(n - 1, 1) * float(np.finfo(dtype).eps)
 
 
-class _Recorder:
-    """Records the steps of one reduction into a Program."""
+class ReduceRecorder:
+    """The reduction as a building block: pipelines and step shapes built once for
+    (device, n, dtype, op), then `record(program, x, out)` adds the steps to any Program."""
 
-    def __init__(self, program: Program, n: int, dt: np.dtype, op):
-        self.program, self.n, self.dt, self.op = program, n, dt, op
+    def __init__(self, dev, n: int, dt: np.dtype, op):
+        self.n, self.dt, self.op = n, dt, op
         self.name, _ = operators.resolve(op, dt)
-        self.preamble = operators.preamble(op, dt)
+        self.preamble = operators.preamble(op, dt) + block_scan.reduce_preamble(block_scan.ACCUMULATOR)
         self.acc_bytes = operators.accumulator_bytes(op, dt)
-        dev = program.device
         self.chunks = chunks(n, dt.itemsize, TILE, dev)
         self.pipes = {
             e: get_pipeline(dev, "reduce", self.preamble, e, {"WG": WG})
@@ -73,9 +73,10 @@ class _Recorder:
             self.shapes.append((-(-tiles // per), per))
         self.partial_count = builtins.sum(g for g, _ in self.shapes)
 
-    def record(self, x: Array, out: Array, temps: list) -> None:
-        """Add the steps reading x and writing out[0]; `temps` are the two partials buffers."""
-        p, first, second = self.program, temps[0], temps[1]
+    def record(self, p: Program, x: Array, out: Array, temps: list | None = None) -> None:
+        """Add the steps reading x and writing out[0]; `temps`: the two partials buffers
+        (sizes from temp_bytes()), Program temporaries when not given."""
+        first, second = temps or [p.temp(b) for b in self.temp_bytes()]
         offset = 0
         for c, (groups, per) in zip(self.chunks, self.shapes):
             params = p.params(c.count, groups, per, c.start, offset, 0)
@@ -114,9 +115,8 @@ def reduce(x, op="sum", axis=None, *, keepdims: bool = False) -> Array:
     if arr.size == 0:
         return _empty_result(op, arr.dtype, name)
     program = Program(arr.device, label=f"reduce {name}")
-    rec = _Recorder(program, arr.size, arr.dtype, op)
     out = empty((), operators.result_dtype(op, arr.dtype), arr.device)
-    rec.record(arr, out, [program.temp(b) for b in rec.temp_bytes()])
+    ReduceRecorder(arr.device, arr.size, arr.dtype, op).record(program, arr, out)
     program.run()
     return out
 
@@ -143,8 +143,7 @@ class ReducePlan:
         return self._plan.results()
 
     def _record(self, program: Program, x: Array, out: Array) -> None:
-        rec = _Recorder(program, self.n, self.dtype, self.op)
-        rec.record(x, out, [program.temp(b) for b in rec.temp_bytes()])
+        ReduceRecorder(program.device, self.n, self.dtype, self.op).record(program, x, out)
 
     def __call__(self, x, out: Array | None = None, profile: bool = False):
         arr = as_input(x, operators.NUMERIC)

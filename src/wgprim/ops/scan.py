@@ -13,15 +13,12 @@ import numpy as np
 
 from wgprim.array import Array, check_dtype, empty
 from wgprim.device import Device, get_device
-from wgprim.ops import operators
+from wgprim.ops import block_scan, operators
 from wgprim.ops.common import as_input, check_out, chunks
-from wgprim.program import Plan, Program, consecutive_subgroups, get_pipeline
+from wgprim.program import Plan, Program, get_pipeline
 
 WG = 256
 TILE = WG * 16  # elements per workgroup: 16 consecutive per invocation
-# Downsweep writes through workgroup memory (scan.wgsl, scan_downsweep_staged): off, because
-# on an H200 it was slower (2^28 f32: downsweep 0.99 ms staged, 0.85 ms direct; benchmarks/).
-STAGE_STORES = False
 
 
 def cumsum_error_bound(abs_prefix_sums, dtype=np.float32):
@@ -34,22 +31,21 @@ def cumsum_error_bound(abs_prefix_sums, dtype=np.float32):
     return 64 * float(np.finfo(dtype).eps) * np.asarray(abs_prefix_sums)
 
 
-class _Recorder:
+class ScanRecorder:
+    """The scan as a building block: pipelines built once for (device, dtype, op), then
+    `record(program, src, dst, exclusive)` adds the steps to any Program (compaction,
+    unique and the radix sort compose it into their own)."""
+
     def __init__(self, device: Device, dt: np.dtype, op):
         operators.resolve(op, dt, for_scan=True)
         self.dt = dt
         self.tile = TILE
-        lanes = "scan_lanes_subgroup" if consecutive_subgroups(device) else "scan_lanes_barrier"
-        preamble = operators.preamble(op, dt, for_scan=True)
-        kernel = (lanes, "scan")
-        self.reduce = get_pipeline(device, kernel, preamble, "scan_reduce", {"WG": WG})
-        # Staging the results in workgroup memory (coalesced stores) needs 18 KiB for f32.
-        staged_bytes = (TILE // 4) * 9 // 8 * 4 * dt.itemsize + WG * dt.itemsize
-        staged = staged_bytes <= device.max_workgroup_storage and STAGE_STORES
-        entry = "scan_downsweep_staged" if staged else "scan_downsweep"
-        self.downsweep = get_pipeline(device, kernel, preamble, entry, {"WG": WG})
+        preamble = operators.preamble(op, dt, for_scan=True) + block_scan.scan_preamble(device, block_scan.OPERATOR)
+        self.reduce = get_pipeline(device, "scan", preamble, "scan_reduce", {"WG": WG})
+        self.downsweep = get_pipeline(device, "scan", preamble, "scan_downsweep", {"WG": WG})
 
     def record(self, p: Program, src: Array, dst: Array, exclusive: bool) -> None:
+        """Add the steps scanning `src` into `dst` (same size and dtype) to `p`."""
         n, dev = src.size, p.device
         tiles = -(-n // self.tile)
         if tiles == 1:
@@ -89,7 +85,7 @@ def scan(x, op="sum", exclusive: bool = False, *, axis=None) -> Array:
         operators.resolve(op, arr.dtype, for_scan=True)
         return out
     program = Program(arr.device, label="scan")
-    _Recorder(arr.device, arr.dtype, op).record(program, arr.ravel(), out, exclusive)
+    ScanRecorder(arr.device, arr.dtype, op).record(program, arr.ravel(), out, exclusive)
     program.run()
     return out
 
@@ -114,7 +110,7 @@ class ScanPlan:
         self.n, self.exclusive = int(n), bool(exclusive)
         if self.n <= 0:
             raise ValueError("a scan plan needs n > 0")
-        self._recorder = _Recorder(device, self.dtype, op)
+        self._recorder = ScanRecorder(device, self.dtype, op)
         self._plan = Plan(device, "scan plan", self._record, lambda: empty((self.n,), self.dtype, device))
 
     @property
@@ -132,3 +128,7 @@ class ScanPlan:
         out = check_out(self.result if out is None else out, (self.n,), self.dtype, (arr,))
         times = self._plan.run(arr.ravel(), out, profile=profile)
         return (out, times) if profile else out
+
+
+# The name other modules imported before the recorder was public.
+_Recorder = ScanRecorder

@@ -23,8 +23,10 @@ from __future__ import annotations
 import numpy as np
 
 from wgprim.array import Array, empty
+from wgprim.ops import block_scan, order_key
 from wgprim.ops.common import as_input, chunks
-from wgprim.program import Program, consecutive_subgroups, get_pipeline
+from wgprim.ops.scan import ScanRecorder
+from wgprim.program import Program, get_pipeline
 
 U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
 BOOL = np.dtype(np.bool_)
@@ -37,10 +39,6 @@ TILE = WG * 4 * 4  # elements per tile: 4 mask words (16 flags) per invocation
 # the block's tiles in order. On an H200 one tile per workgroup measured fastest (2, 4, 8:
 # the scatter 2.4x to 3.8x slower), see docs/histogram_select.md.
 TILES_PER_GROUP = 1
-# Stage each tile's kept elements in workgroup memory so that the stores to the output
-# are contiguous (when TILE elements fit next to the scan's workgroup memory). Off: on an
-# H200 staging made the scatter 2x slower (0.73 -> 1.46 ms at 2^28, half kept).
-STAGE_STORES = False
 
 
 def _block_tiles(device) -> int:
@@ -60,50 +58,55 @@ def _as_mask(mask, n: int | None = None, shape=None) -> Array:
     return m
 
 
-def _compact_program(x: Array | None, mask: Array, ordered: bool):
-    """Record the compaction of x (None: indices) by mask. Returns (program, outputs per
-    chunk, totals array with one count per chunk)."""
-    dev = mask.device
-    n = mask.size
-    dt = U32 if x is None else x.dtype
-    kind = "indices" if x is None else "values"
-    preamble = f"alias T = {WGSL[dt]};\n"
-    tpw = _block_tiles(dev)
-    block = TILE * tpw
-    # 4 bytes per staged element, plus the scan's WG vec4s and a few words
-    staged = STAGE_STORES and TILE * 4 + WG * 16 + 64 <= dev.max_workgroup_storage
-    consts = {"WG": WG, "TPW": tpw, "STAGE": TILE if staged else 1}
-    ranks = "select_ranks_subgroup" if consecutive_subgroups(dev) else "select_ranks_barrier"
-    kernel = (ranks, "select")
-    program = Program(dev, label="compact" if ordered else "compact unordered")
-    parts = chunks(n, 4, block, dev)
-    totals = empty((len(parts),), U32, dev)  # zero-filled: the append counters start at 0
-    outs = []
-    for slot, c in enumerate(parts):
-        out = empty((c.count,), dt, dev)
-        outs.append(out)
-        groups = -(-c.count // block)
-        bind = {1: c.view(mask), 5: out.buffer}
-        if x is not None:
-            bind[4] = c.view(x)
-        if ordered:
-            from wgprim.ops.scan import _Recorder
+class CompactRecorder:
+    """Compaction as a building block: pipelines built once for (device, values of dtype
+    `dt` or indices when dt is None, ordered), then `record(program, x, mask)` adds the
+    steps to any Program."""
 
-            counts = Array(program.temp(4 * groups), U32, (groups,), dev)
-            prefix = Array(program.temp(4 * groups), U32, (groups,), dev)
-            count_pipe = get_pipeline(dev, kernel, preamble, "select_count", consts)
-            program.dispatch("compact count", count_pipe,
-                             {0: program.params(c.count, groups, c.start, slot), 8: c.view(mask), 2: counts.buffer},
-                             groups)
-            _Recorder(dev, U32, "sum").record(program, counts, prefix, exclusive=True)
-            pipe = get_pipeline(dev, kernel, preamble, f"select_scatter_{kind}", consts)
-            bind.update({0: program.params(c.count, groups, c.start, slot), 3: prefix.buffer, 7: totals.buffer})
-            program.dispatch(f"compact scatter {kind}", pipe, bind, groups)
+    def __init__(self, device, dt: np.dtype | None, ordered: bool):
+        self.device, self.ordered = device, ordered
+        self.dt = U32 if dt is None else np.dtype(dt)
+        self.kind = "indices" if dt is None else "values"
+        tpw = _block_tiles(device)
+        self.block = TILE * tpw
+        consts = {"WG": WG, "TPW": tpw}
+        # ranks: the block scan of vec4<u32> sums (4 columns of flag counts at once)
+        preamble = f"alias T = {WGSL[self.dt]};\n" + block_scan.scan_preamble(device, "vec4<u32>")
+        if ordered:
+            self.count = get_pipeline(device, "select", preamble, "select_count", consts)
+            self.scatter = get_pipeline(device, "select", preamble, f"select_scatter_{self.kind}", consts)
+            self.scan = ScanRecorder(device, U32, "sum")
         else:
-            pipe = get_pipeline(dev, kernel, preamble, f"select_append_{kind}", consts)
-            bind.update({0: program.params(c.count, groups, c.start, slot), 6: totals.buffer})
-            program.dispatch(f"compact append {kind}", pipe, bind, groups)
-    return program, outs, totals
+            self.append = get_pipeline(device, "select", preamble, f"select_append_{self.kind}", consts)
+
+    def record(self, program: Program, x: Array | None, mask: Array) -> tuple[list[Array], Array]:
+        """Add the compaction of x (None: indices) by mask. Returns (one output Array per
+        binding-sized chunk, sized for every element kept; totals: the kept count of
+        each chunk, readable once the program has run)."""
+        dev, n = self.device, mask.size
+        parts = chunks(n, 4, self.block, dev)
+        totals = empty((len(parts),), U32, dev)  # zero-filled: the append counters start at 0
+        outs = []
+        for slot, c in enumerate(parts):
+            out = empty((c.count,), self.dt, dev)
+            outs.append(out)
+            groups = -(-c.count // self.block)
+            bind = {1: c.view(mask), 5: out.buffer}
+            if x is not None:
+                bind[4] = c.view(x)
+            if self.ordered:
+                counts = Array(program.temp(4 * groups), U32, (groups,), dev)
+                prefix = Array(program.temp(4 * groups), U32, (groups,), dev)
+                program.dispatch("compact count", self.count,
+                                 {0: program.params(c.count, groups, c.start, slot), 8: c.view(mask),
+                                  2: counts.buffer}, groups)
+                self.scan.record(program, counts, prefix, exclusive=True)
+                bind.update({0: program.params(c.count, groups, c.start, slot), 3: prefix.buffer, 7: totals.buffer})
+                program.dispatch(f"compact scatter {self.kind}", self.scatter, bind, groups)
+            else:
+                bind.update({0: program.params(c.count, groups, c.start, slot), 6: totals.buffer})
+                program.dispatch(f"compact append {self.kind}", self.append, bind, groups)
+        return outs, totals
 
 
 def _gather_outputs(outs: list[Array], counts: np.ndarray, dt: np.dtype) -> Array:
@@ -114,13 +117,12 @@ def _gather_outputs(outs: list[Array], counts: np.ndarray, dt: np.dtype) -> Arra
         return Array(o.buffer, dt, (int(counts[0]),), o.device)
     dev = outs[0].device
     result = empty((int(counts.sum()),), dt, dev)
-    encoder = dev.device.create_command_encoder()
+    program = Program(dev, label="compact gather")
     offset = 0
     for o, k in zip(outs, counts):
-        if k:
-            encoder.copy_buffer_to_buffer(o.buffer, 0, result.buffer, offset, int(k) * dt.itemsize)
-            offset += int(k) * dt.itemsize
-    dev.device.queue.submit([encoder.finish()])
+        program.copy(o.buffer, 0, result.buffer, offset, int(k) * dt.itemsize)
+        offset += int(k) * dt.itemsize
+    program.run()
     return result
 
 
@@ -128,7 +130,8 @@ def _select(x: Array | None, mask: Array, ordered: bool = True) -> Array:
     dt = U32 if x is None else x.dtype
     if mask.size == 0:
         return empty((0,), dt, mask.device)
-    program, outs, totals = _compact_program(x, mask, ordered)
+    program = Program(mask.device, label="compact" if ordered else "compact unordered")
+    outs, totals = CompactRecorder(mask.device, None if x is None else x.dtype, ordered).record(program, x, mask)
     program.run()
     return _gather_outputs(outs, totals.numpy(), dt)
 
@@ -154,17 +157,11 @@ def nonzero(mask, ordered: bool = True) -> Array:
 
 # -- runs: unique and run_length_encode ----------------------------------------------
 def _runs_preamble(dt: np.dtype) -> str:
-    t = WGSL[dt]
-    if dt == F32:  # NaN equals NaN here, as numpy's unique(equal_nan=True)
-        same = ("fn is_nan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }\n"
-                # Bits, not float ==: some drivers flush denormals to zero in compares.
-                "fn same(a: T, b: T) -> bool {\n"
-                "  let x = bitcast<u32>(a); let y = bitcast<u32>(b);\n"
-                "  return x == y || ((x | y) & 0x7fffffffu) == 0u || (is_nan(a) && is_nan(b));\n"
-                "}\n")
-    else:
-        same = "fn same(a: T, b: T) -> bool { return a == b; }\n"
-    return f"alias T = {t};\n" + same
+    # Equal order keys (ops/order_key.py): every NaN equals every NaN (numpy's
+    # unique(equal_nan=True)), -0.0 equals +0.0, and no float compare (some drivers flush
+    # denormals to zero in compares).
+    same = "fn same(a: T, b: T) -> bool { return key(a) == key(b); }\n"
+    return f"alias T = {WGSL[dt]};\n" + order_key.preamble(dt) + same
 
 
 def _runs_step(program: Program, entry: str, dt: np.dtype, bindings: dict, n: int, total: int = 0,
@@ -239,15 +236,13 @@ def unique(x, return_counts: bool = False, return_inverse: bool = False):
 
 def _inverse(s: Array, perm: Array, shape) -> Array:
     """inverse[perm[i]] = (number of run starts in s[0..i]) - 1: flags -> scan -> scatter."""
-    from wgprim.ops.scan import _Recorder
-
     dev, n = s.device, s.size
     program = Program(dev, label="unique inverse")
     flags = Array(program.temp(4 * n), U32, (n,), dev)
     ids = Array(program.temp(4 * n), U32, (n,), dev)
     inverse = empty(shape, U32, dev)
     _runs_step(program, "mark_runs_u32", s.dtype, {1: s.buffer, 3: flags.buffer}, n)
-    _Recorder(dev, U32, "sum").record(program, flags, ids, exclusive=False)
+    ScanRecorder(dev, U32, "sum").record(program, flags, ids, exclusive=False)
     _runs_step(program, "scatter_inverse", s.dtype, {6: perm.buffer, 8: ids.buffer, 9: inverse.buffer}, n)
     program.run()
     return inverse
