@@ -7,6 +7,7 @@ import numpy as np
 import wgprim
 from wgprim.bench import agree, claim, harness, timing
 from wgprim.device import binding_limit
+from wgprim.ops import block_scan
 from wgprim.registry import BY_NAME
 
 
@@ -103,7 +104,8 @@ def test_programs_that_do_not_give_the_same_answer_twice_are_timed_as_calls(devi
     def step_twice(wp, x):
         a, b = wp.asarray(x.numpy()), wp.empty(x.shape, np.uint32)
         program = Program(device, "in place")
-        step = get_pipeline(device, "blockscan_claim", "", "scan_step")
+        barrier_scan = block_scan.scan_preamble(device, "u32", subgroups=False)
+        step = get_pipeline(device, "blockscan_claim", barrier_scan, "scan_step")
         groups = x.size // 256
         program.dispatch("there", step, {0: program.params(x.size, groups, 1), 1: a.buffer, 2: b.buffer}, groups)
         program.dispatch("back", step, {0: program.params(x.size, groups, 1), 1: b.buffer, 2: a.buffer}, groups)

@@ -13,7 +13,7 @@ from wgprim.cli import main
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 SHORT = {"u32": "uint32", "i32": "int32", "f32": "float32", "f16": "float16", "bool": "bool"}
-NOT_PRIMITIVES = {"Array", "asarray", "empty"}
+NOT_PRIMITIVES = {"Array", "asarray", "empty", "use_device", "Array.from_buffer"}
 
 
 def readme_table() -> dict[str, set]:

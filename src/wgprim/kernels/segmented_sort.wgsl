@@ -6,7 +6,7 @@
 // segmented sort does); a bucket lists its segment ids in `seg_list` (or slot = segment
 // for rows of equal length). Longer segments go through two stable radix sorts
 // (ops/segmented.py) and `segment_of` / `gather_sorted` below.
-// Keys are compared through to_radix (kernels/radix_keys.wgsl, joined before this file).
+// Keys are compared through to_radix (kernels/radix_keys.wgsl after order_key.wgsl, joined before this file).
 
 override WG: u32 = 256u;
 override TILE: u32 = 2048u;  // keys per workgroup (a power of two, >= P)

@@ -129,7 +129,7 @@ def tile_size(device) -> int:
 
 
 def _pipe(device, entry: str, p: int = 1):
-    return get_pipeline(device, ("radix_keys", "segmented_sort"), "", entry,
+    return get_pipeline(device, ("order_key", "radix_keys", "segmented_sort"), "", entry,
                         {"WG": WG, "TILE": tile_size(device), "P": p})
 
 

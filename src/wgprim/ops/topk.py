@@ -41,7 +41,7 @@ def _check_k(k, n: int) -> int:
 def _select_1d(keys: Array, k: int, largest: bool) -> tuple[Array, Array]:
     dev, n = keys.device, keys.size
     mode = _mode(keys.dtype, largest)
-    pipe = lambda entry: get_pipeline(dev, ("radix_keys", "radix_select"), "", entry, {"WG": WG})  # noqa: E731
+    pipe = lambda entry: get_pipeline(dev, ("order_key", "radix_keys", "radix_select"), "", entry, {"WG": WG})  # noqa: E731
     p = Program(dev, label="topk select")
     hist, state, taken = p.temp(8 * 256 * 4), p.temp(64), p.temp(16)
     cand_keys = Array(p.temp(4 * k), keys.dtype, (k,), dev)
