@@ -7,7 +7,9 @@ returns the (small) result.
 """
 from __future__ import annotations
 
+import functools
 import inspect
+import threading
 
 import numpy as np
 
@@ -17,6 +19,22 @@ from wgprim.ops import operators
 
 U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
 DTYPES = (U32, I32, F32)
+
+
+_GPU = threading.RLock()
+
+
+def on_gpu(task):
+    """A task function that calls wgprim: one at a time per process. The process's one
+    device runs one call at a time anyway, and dask's threaded scheduler (or a worker with
+    several threads) must not interleave calls on it."""
+
+    @functools.wraps(task)
+    def run(*args, **kwargs):
+        with _GPU:
+            return task(*args, **kwargs)
+
+    return run
 
 
 def as_dask(x, allowed=DTYPES):
@@ -87,6 +105,7 @@ def reduce_along(x: np.ndarray, op, axes: tuple[int, ...]) -> np.ndarray:
     return flat.reshape(kept_shape + (1,) * len(axes)).transpose(_inverse_order(x.ndim, axes)).reshape(out_shape)
 
 
+@on_gpu
 def scan_along(x: np.ndarray, op, axis: int) -> np.ndarray:
     """Inclusive wgprim.scan(x, op) along one axis (numpy in, numpy out, x's shape)."""
     if x.size == 0:

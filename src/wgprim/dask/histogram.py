@@ -7,9 +7,10 @@ from functools import partial
 import numpy as np
 
 import wgprim
-from wgprim.dask._chunk import I32, U32, as_dask, blocks_1d, tree_merge
+from wgprim.dask._chunk import I32, U32, as_dask, blocks_1d, on_gpu, tree_merge
 
 
+@on_gpu
 def _hist_chunk(x, w=None, bins=None, range=None):
     """Counts of one chunk, shaped (1, ..., 1, nbins) to stack along the chunk grid."""
     counts, _ = wgprim.histogram(x, bins=bins, range=range, weights=w)
@@ -51,6 +52,7 @@ def histogram(x, bins=10, range=None, weights=None, density: bool = False):
 
 
 
+@on_gpu
 def _bincount_chunk(x, w=None, minlength=0):
     counts = wgprim.bincount(x.ravel(), weights=None if w is None else w.ravel(), minlength=minlength).numpy()
     return counts.astype(np.int64) if w is None else counts.astype(np.float64)

@@ -14,7 +14,7 @@ from functools import partial
 import numpy as np
 
 import wgprim
-from wgprim.dask._chunk import (_inverse_order, _keepdims_shape, _rows, as_dask, normalize_axes,
+from wgprim.dask._chunk import (_inverse_order, _keepdims_shape, _rows, as_dask, normalize_axes, on_gpu,
                                 reduce_along)
 from wgprim.ops import operators
 from wgprim.ops.reduce import sum_error_bound as _chunk_sum_bound
@@ -22,6 +22,7 @@ from wgprim.ops.reduce import sum_error_bound as _chunk_sum_bound
 NO_INDEX = np.iinfo(np.int64).max  # an empty chunk's argmin/argmax: loses every tie
 
 
+@on_gpu
 def _reduce_chunk(x, axis=None, keepdims=True, op="sum", identity=None, **_):
     """One chunk (or the concatenated partials) reduced along `axis` (a tuple, from dask)."""
     if x.size == 0:  # an empty chunk contributes the identity (min: +inf / the largest int)
@@ -97,6 +98,7 @@ def _loser(name: str, dt: np.dtype):
     return big if name == "argmin" else small
 
 
+@on_gpu
 def _arg_chunk(x, op=None, axis=None, shape=None, block_info=None):
     """(value, global index) of the chunk's first minimum/maximum, with keepdims shape."""
     start = [s for s, _ in block_info[0]["array-location"]]

@@ -19,13 +19,15 @@ from dataclasses import dataclass
 import numpy as np
 
 import wgprim
-from wgprim.dask._chunk import as_dask, blocks_1d, tree_merge
+from wgprim.dask._chunk import as_dask, blocks_1d, on_gpu, tree_merge
 
 
+@on_gpu
 def _sort_chunk(x):
     return wgprim.sort(x).numpy()
 
 
+@on_gpu
 def _argsort_chunk(x, offset):
     """(sorted keys, their global indices): a stable GPU argsort of the chunk."""
     order = wgprim.argsort(x).numpy()
@@ -43,6 +45,7 @@ def _regular_sample(run, count):
     return keys[(np.arange(1, count + 1) * keys.size) // (count + 1)]
 
 
+@on_gpu
 def _splitters(parts, *samples):
     """parts - 1 splitters at even ranks of all the samples (sorted by wgprim)."""
     pool = np.concatenate(samples)
@@ -62,10 +65,12 @@ def _cut(run, splitters):
     return tuple(run[a:b] for a, b in zip(bounds[:-1], bounds[1:]))
 
 
+@on_gpu
 def _sort_partition(*pieces):
     return wgprim.sort(np.concatenate(pieces)).numpy()
 
 
+@on_gpu
 def _argsort_partition(*pieces):
     # Pieces are in chunk order and each is stable, so equal keys come in global index
     # order; wgprim's argsort is stable, so they stay in it.
@@ -130,10 +135,12 @@ def argsort(x, partitions: int | None = None, oversample: int = 32):
     return _assemble(sample_sort_stages(x, partitions, oversample, index=True), np.int64)
 
 
+@on_gpu
 def _topk_chunk(x, k):
     return wgprim.sort(x.ravel(), descending=k > 0).numpy()[: abs(k)]
 
 
+@on_gpu
 def _topk_merge(k, *parts):
     return _topk_chunk(np.concatenate(parts), k)
 

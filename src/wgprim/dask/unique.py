@@ -7,9 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 import wgprim
-from wgprim.dask._chunk import as_dask, blocks_1d, tree_merge
+from wgprim.dask._chunk import as_dask, blocks_1d, on_gpu, tree_merge
 
 
+@on_gpu
 def _unique_chunk(x, counts: bool):
     if counts:
         values, n = wgprim.unique(x.ravel(), return_counts=True)
@@ -17,10 +18,12 @@ def _unique_chunk(x, counts: bool):
     return wgprim.unique(x.ravel()).numpy()
 
 
+@on_gpu
 def _merge_values(*parts):
     return wgprim.unique(np.concatenate(parts)).numpy()
 
 
+@on_gpu
 def _merge_counts(*parts):
     values = np.concatenate([v for v, _ in parts])
     counts = np.concatenate([c for _, c in parts])
