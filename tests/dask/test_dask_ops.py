@@ -272,3 +272,19 @@ def test_hypothesis_chunkings(sizes, dtype, seed):
     if x.size:
         assert compute(wd.argmax(d)) == np.argmax(x)
     np.testing.assert_array_equal(compute(wd.cumsum(d)), np.cumsum(x, dtype=x.dtype)) if dtype != np.float32 else None
+
+
+def test_reused_upload_buffer(rng, monkeypatch):
+    """Big chunks go through one kept GPU buffer per process: results stay right when
+    chunk after chunk overwrites it (forced here on small chunks)."""
+    import wgprim.dask._chunk as chunk_module
+
+    monkeypatch.setattr(chunk_module, "REUSE_BYTES", 0)
+    x = random_values(rng, N, np.float32)
+    d = dask_of(x, (500,) * 6)
+    assert compute(wd.argmax(d)) == np.argmax(x)
+    np.testing.assert_array_equal(compute(wd.histogram(d, bins=20, range=(-300, 300))[0]), np.histogram(x, 20, (-300, 300))[0])
+    np.testing.assert_array_equal(compute(wd.sort(d)), np.sort(x))
+    np.testing.assert_array_equal(compute(wd.argsort(d)), np.argsort(x, kind="stable"))
+    np.testing.assert_array_equal(compute(wd.max(d.reshape(6, 500), axis=1)), x.reshape(6, 500).max(axis=1))
+    np.testing.assert_array_equal(compute(wd.scan(d, "max")), np.maximum.accumulate(x))

@@ -37,6 +37,28 @@ def on_gpu(task):
     return run
 
 
+# Chunks at least this big are uploaded into a buffer kept for the next chunk of the same
+# size: a chunk task then costs one queue write, not a new buffer (allocation + zeroing).
+REUSE_BYTES = 1 << 20
+
+
+def upload(x: np.ndarray) -> "wgprim.Array":
+    """x on this process's GPU. Call only inside an `on_gpu` task and use the Array only
+    there: a big chunk's buffer is reused by the next chunk of the same size and dtype."""
+    x = np.ascontiguousarray(x)
+    if x.nbytes < REUSE_BYTES or x.dtype not in DTYPES:
+        return wgprim.asarray(x)
+    device = wgprim.get_device()
+    kept = device.cache("wgprim.dask uploads")
+    key = (x.dtype.str, x.size)
+    if key not in kept:
+        kept.clear()  # one kept buffer per process: chunks of one array share a size
+        kept[key] = wgprim.empty((x.size,), x.dtype, device)
+    arr = kept[key]
+    device.device.queue.write_buffer(arr.buffer, 0, x.reshape(-1).view(np.uint8))
+    return arr.reshape(x.shape)
+
+
 def as_dask(x, allowed=DTYPES):
     """`x` as a dask array of a dtype wgprim takes; TypeError (wgprim's message) otherwise.
 
@@ -94,7 +116,7 @@ def reduce_along(x: np.ndarray, op, axes: tuple[int, ...]) -> np.ndarray:
     if 0 in out_shape:
         return np.empty(out_shape, result_dt)
     if len(axes) == x.ndim:
-        return np.asarray(wgprim.reduce(x, op).numpy()).reshape(out_shape)
+        return np.asarray(wgprim.reduce(upload(x), op).numpy()).reshape(out_shape)
     if _NATIVE_AXIS:
         return np.asarray(wgprim.reduce(x, op, axis=axes).numpy()).reshape(out_shape)
     rows, kept_shape = _rows(x, axes)
@@ -111,7 +133,7 @@ def scan_along(x: np.ndarray, op, axis: int) -> np.ndarray:
     if x.size == 0:
         return np.empty(x.shape, x.dtype)
     if x.ndim == 1:
-        return wgprim.scan(x, op).numpy()
+        return wgprim.scan(upload(x), op).numpy()
     rows, _ = _rows(x, (axis,))
     with wgprim.batch():
         parts = [wgprim.scan(row, op) for row in rows]

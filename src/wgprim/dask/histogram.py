@@ -7,13 +7,13 @@ from functools import partial
 import numpy as np
 
 import wgprim
-from wgprim.dask._chunk import I32, U32, as_dask, blocks_1d, on_gpu, tree_merge
+from wgprim.dask._chunk import I32, U32, as_dask, blocks_1d, on_gpu, tree_merge, upload
 
 
 @on_gpu
 def _hist_chunk(x, w=None, bins=None, range=None):
     """Counts of one chunk, shaped (1, ..., 1, nbins) to stack along the chunk grid."""
-    counts, _ = wgprim.histogram(x, bins=bins, range=range, weights=w)
+    counts, _ = wgprim.histogram(upload(x), bins=bins, range=range, weights=w)
     out = counts.numpy()
     out = out.astype(np.int64) if w is None else out.astype(np.float64)
     return out.reshape((1,) * x.ndim + (-1,))

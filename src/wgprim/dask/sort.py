@@ -19,18 +19,18 @@ from dataclasses import dataclass
 import numpy as np
 
 import wgprim
-from wgprim.dask._chunk import as_dask, blocks_1d, on_gpu, tree_merge
+from wgprim.dask._chunk import as_dask, blocks_1d, on_gpu, tree_merge, upload
 
 
 @on_gpu
 def _sort_chunk(x):
-    return wgprim.sort(x).numpy()
+    return wgprim.sort(upload(x)).numpy()
 
 
 @on_gpu
 def _argsort_chunk(x, offset):
     """(sorted keys, their global indices): a stable GPU argsort of the chunk."""
-    order = wgprim.argsort(x).numpy()
+    order = wgprim.argsort(upload(x)).numpy()
     return x[order], order.astype(np.int64) + offset
 
 
