@@ -83,3 +83,22 @@ def test_worker_errors_reach_the_caller(client):
         wd.reduce(da.ones(10, dtype=np.float32, chunks=4), bad).compute()
     with pytest.raises(TypeError, match="not supported"):
         wd.sum(da.ones(10, dtype=np.float64, chunks=4))
+
+
+def test_docs_example_runs(client, monkeypatch):
+    """The README section's example (docs/dask.md), at a small size, on this cluster."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "dask.md").read_text()
+    code = re.findall(r"```python\n(.*?)```", text, re.S)[0]
+    code = code.replace("2**31", "2**16").replace("2**26", "2**12")
+    cluster = client.cluster
+    monkeypatch.setattr(wd, "gpu_cluster", lambda **kw: cluster)
+    scope: dict = {}
+    exec(compile(code, "docs/dask.md", "exec"), scope)
+    x = scope["x"].compute()
+    assert scope["counts"].sum().compute() == x.size
+    np.testing.assert_array_equal(scope["top"], np.sort(x)[::-1][:10])
+    np.testing.assert_array_equal(scope["s"].compute(), np.sort(x))
+    assert abs(scope["total"] - x.astype(np.float64).sum()) <= wd.sum_error_bound(scope["x"], np.abs(x).sum(dtype=np.float64))
