@@ -13,9 +13,9 @@ from support import informative, random_values  # noqa: E402
 
 DTYPES = [np.uint32, np.int32, np.float32]
 N = 3000
-# one chunk; uneven with empty chunks (first, middle, last); many small uneven chunks
+# uneven with empty chunks (first, middle, last); many small uneven chunks. One chunk:
+# test_one_chunk and the hypothesis test.
 CHUNKINGS = {
-    "one": (N,),
     "uneven-empty": (0, 700, 0, 1, 1299, 1000, 0),
     "many": (257,) * 11 + (N - 257 * 11,),
 }
@@ -49,17 +49,18 @@ def test_reduce_whole_array(rng, chunks, dtype, op):
         pytest.skip("bitwise operators take integers")
     x = informative(rng, N, dtype, op)
     got = compute(wd.reduce(dask_of(x, chunks), op))
+    if dtype == np.float32 and op == "prod":
+        y = (1 + rng.standard_normal(N).astype(np.float32) / 1000)  # a product that stays finite
+        got = compute(wd.prod(dask_of(y, chunks)))
+        exact = np.prod(y.astype(np.float64))
+        assert abs(float(got) - exact) <= 2 * N * np.finfo(np.float32).eps * abs(exact)
+        return
     ref = {"sum": lambda a: a.sum(dtype=a.dtype), "prod": lambda a: a.prod(dtype=a.dtype), "min": np.min,
            "max": np.max, "bitwise_and": np.bitwise_and.reduce, "bitwise_or": np.bitwise_or.reduce,
            "bitwise_xor": np.bitwise_xor.reduce}[op](x)
     assert got.shape == () and got.dtype == x.dtype
     if dtype == np.float32 and op == "sum":
         assert abs(float(got) - float(x.astype(np.float64).sum())) <= wd.sum_error_bound(dask_of(x, chunks), np.abs(x).sum(dtype=np.float64))
-    elif dtype == np.float32 and op == "prod":
-        y = (1 + rng.standard_normal(N).astype(np.float32) / 1000)  # a product that stays finite
-        got = compute(wd.prod(dask_of(y, chunks)))
-        exact = np.prod(y.astype(np.float64))
-        assert abs(float(got) - exact) <= 2 * N * np.finfo(np.float32).eps * abs(exact)
     else:
         assert got == ref
 
@@ -266,12 +267,37 @@ def test_hypothesis_chunkings(sizes, dtype, seed):
     x = random_values(rng, sum(sizes), dtype) // (1 if dtype == np.float32 else 2**24)
     x = x.astype(dtype)
     d = da.from_array(x, chunks=(tuple(sizes),))
-    assert compute(wd.sum(d)) == x.sum(dtype=x.dtype) or dtype == np.float32
+    total, running = compute(wd.sum(d)), compute(wd.cumsum(d))
+    if dtype == np.float32:
+        exact = x.astype(np.float64)
+        assert abs(total - exact.sum()) <= wd.sum_error_bound(d, np.abs(exact).sum())
+        assert np.all(np.abs(running - np.cumsum(exact)) <= wd.cumsum_error_bound(d, np.cumsum(np.abs(exact))))
+    else:
+        assert total == x.sum(dtype=x.dtype)
+        np.testing.assert_array_equal(running, np.cumsum(x, dtype=x.dtype))
     np.testing.assert_array_equal(compute(wd.sort(d)), np.sort(x))
     np.testing.assert_array_equal(compute(wd.unique(d, split_every=2)), np.unique(x))
     if x.size:
         assert compute(wd.argmax(d)) == np.argmax(x)
-    np.testing.assert_array_equal(compute(wd.cumsum(d)), np.cumsum(x, dtype=x.dtype)) if dtype != np.float32 else None
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_one_chunk(rng, dtype):
+    x = random_values(rng, N, dtype)
+    d = dask_of(x, (N,))
+    assert compute(wd.min(d)) == x.min() and compute(wd.argmin(d)) == x.argmin()
+    if dtype != np.float32:
+        assert compute(wd.sum(d)) == x.sum(dtype=x.dtype)
+        np.testing.assert_array_equal(compute(wd.cumsum(d)), np.cumsum(x, dtype=x.dtype))
+    lo, hi = float(x.min()), float(x.max())
+    np.testing.assert_array_equal(compute(wd.histogram(d, bins=50, range=(lo, hi))[0]), np.histogram(x, 50, (lo, hi))[0])
+    np.testing.assert_array_equal(compute(wd.sort(d)), np.sort(x))
+    np.testing.assert_array_equal(compute(wd.argsort(d)), np.argsort(x, kind="stable"))
+    np.testing.assert_array_equal(compute(wd.topk(d, -4)), np.sort(x)[:4])
+    values, counts = wd.unique(d % 100 if dtype != np.float32 else d, return_counts=True)
+    ref = np.unique(x % 100 if dtype != np.float32 else x, return_counts=True)
+    np.testing.assert_array_equal(compute(values), ref[0])
+    np.testing.assert_array_equal(compute(counts), ref[1])
 
 
 def test_reused_upload_buffer(rng, monkeypatch):
@@ -288,3 +314,15 @@ def test_reused_upload_buffer(rng, monkeypatch):
     np.testing.assert_array_equal(compute(wd.argsort(d)), np.argsort(x, kind="stable"))
     np.testing.assert_array_equal(compute(wd.max(d.reshape(6, 500), axis=1)), x.reshape(6, 500).max(axis=1))
     np.testing.assert_array_equal(compute(wd.scan(d, "max")), np.maximum.accumulate(x))
+
+
+@pytest.mark.parametrize("chunks", [(0,), (0, 0, 0)])
+def test_all_chunks_empty(chunks):
+    d = da.from_array(np.zeros(0, np.int32), chunks=(chunks,))
+    assert compute(wd.sum(d)) == 0
+    for fn in (wd.sort, wd.argsort, wd.unique, wd.cumsum, lambda a: wd.topk(a, 3), wd.bincount):
+        assert compute(fn(d)).size == 0
+    values, counts = wd.unique(d, return_counts=True)
+    assert compute(values).size == 0 and compute(counts).size == 0
+    np.testing.assert_array_equal(compute(wd.histogram(d, bins=4, range=(0, 4))[0]), np.zeros(4))
+    np.testing.assert_array_equal(compute(wd.bincount(d, minlength=3)), np.zeros(3))

@@ -49,8 +49,8 @@ def _regular_sample(run, count):
 def _splitters(parts, *samples):
     """parts - 1 splitters at even ranks of all the samples (sorted by wgprim)."""
     pool = np.concatenate(samples)
-    if pool.size == 0:
-        return pool
+    if pool.size == 0:  # every chunk is empty: any splitters cut them into empty pieces
+        return np.zeros(parts - 1, pool.dtype)
     pool = wgprim.sort(pool).numpy()
     return pool[(np.arange(1, parts) * pool.size) // parts]
 
