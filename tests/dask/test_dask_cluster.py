@@ -34,8 +34,17 @@ def test_workers_are_pinned(client):
     expected = wd.gpu_adapters()
     for index, summary in pinned.values():
         assert int(index) in expected and adapters[int(index)] == summary
-    assert client.run(lambda: __import__("threading").active_count() > 0)
     assert all(w["nthreads"] == 1 for w in client.scheduler_info()["workers"].values())
+
+
+def test_same_code_through_a_scheduler_address(client, rng):
+    """As on machines of their own: a client that knows only the scheduler's address."""
+    x = random_values(rng, N, np.int32)
+    d = da.from_array(x, chunks=(CHUNKS,))
+    with distributed.Client(client.scheduler.address, set_as_default=False) as remote:
+        total, ordered = remote.compute([wd.sum(d), wd.sort(d)], sync=True)
+    assert total == x.sum(dtype=x.dtype)
+    np.testing.assert_array_equal(ordered, np.sort(x))
 
 
 @pytest.mark.parametrize("dtype", [np.uint32, np.int32, np.float32])

@@ -118,7 +118,8 @@ def reduce_along(x: np.ndarray, op, axes: tuple[int, ...]) -> np.ndarray:
     if len(axes) == x.ndim:
         return np.asarray(wgprim.reduce(upload(x), op).numpy()).reshape(out_shape)
     if _NATIVE_AXIS:
-        return np.asarray(wgprim.reduce(x, op, axis=axes).numpy()).reshape(out_shape)
+        axis = axes[0] if len(axes) == 1 else axes
+        return np.asarray(wgprim.reduce(upload(x), op, axis=axis).numpy()).reshape(out_shape)
     rows, kept_shape = _rows(x, axes)
     with wgprim.batch():
         parts = [wgprim.reduce(row, op) for row in rows]
