@@ -326,3 +326,19 @@ def test_all_chunks_empty(chunks):
     assert compute(values).size == 0 and compute(counts).size == 0
     np.testing.assert_array_equal(compute(wd.histogram(d, bins=4, range=(0, 4))[0]), np.zeros(4))
     np.testing.assert_array_equal(compute(wd.bincount(d, minlength=3)), np.zeros(3))
+
+
+def test_two_dimensional_inputs_flatten(rng):
+    """histogram, unique, topk and cumsum (axis=None) take any shape and flatten, as numpy."""
+    x = rng.random((30, 40)).astype(np.float32)
+    w = rng.random((30, 40)).astype(np.float32)
+    d = da.from_array(x, chunks=((10, 0, 20), (15, 25)))
+    dw = da.from_array(w, chunks=((30,), (40,)))  # other chunks than x: rechunked to match
+    h, _ = wd.histogram(d, bins=7, range=(0, 1), weights=dw)
+    np.testing.assert_allclose(compute(h), np.histogram(x, 7, (0, 1), weights=w.astype(np.float64))[0], rtol=1e-5)
+    np.testing.assert_array_equal(compute(wd.histogram(d, bins=7, range=(0, 1))[0]), np.histogram(x, 7, (0, 1))[0])
+    np.testing.assert_array_equal(compute(wd.unique(d)), np.unique(x))
+    np.testing.assert_array_equal(compute(wd.topk(d, 3)), np.sort(x.ravel())[::-1][:3])
+    exact = np.cumsum(x.astype(np.float64))
+    assert np.all(np.abs(compute(wd.cumsum(d)) - exact) <= wd.cumsum_error_bound(d, exact))
+    assert compute(wd.argmax(d)) == np.argmax(x)
