@@ -171,8 +171,26 @@ def test_scan_nan_and_axis(rng):
     xi = rng.integers(-50, 50, (6, 50)).astype(np.int32)
     di = da.from_array(xi, chunks=((2, 0, 4), (10, 0, 25, 15)))
     np.testing.assert_array_equal(compute(wd.cumsum(di, axis=0)), np.cumsum(xi, axis=0, dtype=np.int32))
-    with pytest.raises(TypeError, match="Monoid"):
-        wd.scan(di, wgprim.Monoid("a + b", 0))
+    with pytest.raises(ValueError, match="unknown operator"):
+        wd.scan(di, "argmax")
+
+
+def test_scan_with_a_monoid(rng, chunks):
+    """A custom operator's carries are combined on the GPU; this one does not commute
+    (keep the later non-zero value), so the order of the carries shows."""
+    last_nonzero = wgprim.Monoid("select(a, b, b != 0u)", identity=0)
+    x = rng.integers(0, 4, N).astype(np.uint32)
+    x[rng.random(N) < 0.9] = 0
+    ref = np.maximum.accumulate(np.where(x != 0, np.arange(N), -1))
+    want = np.where(ref >= 0, x[np.maximum(ref, 0)], 0).astype(np.uint32)
+    np.testing.assert_array_equal(compute(wd.scan(dask_of(x, chunks), last_nonzero)), want)
+    np.testing.assert_array_equal(compute(wd.scan(dask_of(x, chunks), last_nonzero, exclusive=True)),
+                                  np.concatenate([[0], want[:-1]]).astype(np.uint32))
+    m = rng.integers(-9, 9, (5, 40)).astype(np.int32)
+    dm = da.from_array(m, chunks=((2, 3), (10, 0, 30)))
+    absmax = wgprim.Monoid("max(abs(a), abs(b))", identity=0)
+    np.testing.assert_array_equal(compute(wd.scan(dm, absmax, axis=1)), np.maximum.accumulate(np.abs(m), axis=1))
+    np.testing.assert_array_equal(compute(wd.scan(dm, absmax, axis=0)), np.maximum.accumulate(np.abs(m), axis=0))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

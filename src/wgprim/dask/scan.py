@@ -1,5 +1,7 @@
 """cumsum and scan(op) of dask arrays: each chunk scanned by wgprim on its worker's GPU,
-then the carries (the running total of the chunks before it) applied on the host.
+then the carries (the running total of the chunks before it) applied on the host; for a
+custom `wgprim.Monoid`, which only the GPU can evaluate, each chunk is scanned again with
+its carry in front (twice the GPU work, the same graph).
 
 This is the graph of `dask.array.cumreduction` (sequential carries), written out because
 empty chunks must pass the carry through unchanged, and for exclusive scans. The carry
@@ -13,8 +15,9 @@ from itertools import product
 
 import numpy as np
 
-from wgprim.dask._chunk import as_dask, normalize_axes, scan_along
+from wgprim.dask._chunk import as_dask, normalize_axes, on_gpu, scan_along
 from wgprim.ops import operators
+from wgprim.ops.operators import Monoid
 
 # The host side of each built-in scan operator: it combines a carry with a chunk's scan.
 # np.minimum/np.maximum propagate NaN, as wgprim's min/max; integer arrays wrap as wgprim.
@@ -44,25 +47,46 @@ def _apply_carry(carry, m, name=None, axis=0, exclusive=False):
     return np.concatenate([np.broadcast_to(carry, _last(m, axis).shape), op(carry, head)], axis=axis)
 
 
+def _along(axis, piece):
+    return (slice(None),) * axis + (piece,)
+
+
+@on_gpu
+def _next_carry_gpu(carry, m, op=None, axis=0):
+    """_next_carry for a Monoid: scan (carry, the chunk's total) on the GPU, keep the last."""
+    if m.shape[axis] == 0:
+        return carry
+    return _last(scan_along(np.concatenate([carry, _last(m, axis)], axis=axis), op, axis), axis)
+
+
+@on_gpu
+def _apply_carry_gpu(carry, x, op=None, axis=0, exclusive=False):
+    """The chunk's part of the global scan for a Monoid: the chunk scanned with its carry in
+    front (inclusive: drop the carry; exclusive: drop the chunk's last element instead)."""
+    if x.shape[axis] == 0:
+        return x
+    body = x[_along(axis, slice(None, -1))] if exclusive else x
+    out = scan_along(np.concatenate([carry, body], axis=axis), op, axis)
+    return out if exclusive else out[_along(axis, slice(1, None))]
+
+
 def scan(x, op="sum", axis=None, exclusive: bool = False):
     """wgprim.scan over a dask array: inclusive (or exclusive, starting from the identity)
-    scan with a built-in operator (sum, prod, min, max, bitwise_and/or/xor) along `axis`
-    (None: the flattened array, as numpy). Returns a lazy dask array of x's dtype."""
+    scan with a built-in operator (sum, prod, min, max, bitwise_and/or/xor) or a
+    `wgprim.Monoid` (associative; it need not commute) along `axis` (None: the flattened
+    array, as numpy). Returns a lazy dask array of x's dtype."""
     import dask.array as da
     from dask.base import tokenize
     from dask.highlevelgraph import HighLevelGraph
 
     x = as_dask(x)
     name, _ = operators.resolve(op, x.dtype, for_scan=True)
-    if name not in CARRY_OPS:
-        raise TypeError("scans of dask arrays take the built-in operators (sum, prod, min, max, "
-                        "bitwise_and, bitwise_or, bitwise_xor); a custom Monoid needs the carries "
-                        "combined on the GPU, which is not done yet")
+    on_host = not isinstance(op, Monoid)  # built-in operators: carries applied by numpy
     if axis is None:
         x, axis = x.reshape(-1), 0
     axis = normalize_axes(axis, x.ndim)[0]
-    identity = operators.identity_value(name, x.dtype)
-    local = x.map_blocks(scan_along, name, axis, dtype=x.dtype, token=f"wgprim-scan-{name}-chunk")
+    identity = operators.identity_value(op, x.dtype)
+    local = x.map_blocks(scan_along, op, axis, dtype=x.dtype, token=f"wgprim-scan-{name}-chunk")
 
     token = tokenize(local, name, axis, exclusive)
     out, carry = f"wgprim-scan-{name}-{token}", f"wgprim-scan-carry-{token}"
@@ -73,11 +97,15 @@ def scan(x, op="sum", axis=None, exclusive: bool = False):
         dsk[(carry,) + ind] = (np.full, shape, identity, x.dtype)
         for k in range(x.numblocks[axis]):
             here = ind[:axis] + (k,) + ind[axis + 1:]
-            dsk[(out,) + here] = (_apply_carry, (carry,) + here, (local.name,) + here, name, axis, exclusive)
+            if on_host:
+                dsk[(out,) + here] = (_apply_carry, (carry,) + here, (local.name,) + here, name, axis, exclusive)
+            else:
+                dsk[(out,) + here] = (_apply_carry_gpu, (carry,) + here, (x.name,) + here, op, axis, exclusive)
             if k + 1 < x.numblocks[axis]:
                 nxt = ind[:axis] + (k + 1,) + ind[axis + 1:]
-                dsk[(carry,) + nxt] = (_next_carry, (carry,) + here, (local.name,) + here, name, axis)
-    graph = HighLevelGraph.from_collections(out, dsk, dependencies=[local])
+                step, how = (_next_carry, name) if on_host else (_next_carry_gpu, op)
+                dsk[(carry,) + nxt] = (step, (carry,) + here, (local.name,) + here, how, axis)
+    graph = HighLevelGraph.from_collections(out, dsk, dependencies=[local, x])
     return da.Array(graph, out, x.chunks, x.dtype, meta=np.empty((0,) * x.ndim, x.dtype))
 
 
