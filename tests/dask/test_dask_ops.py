@@ -17,7 +17,7 @@ N = 3000
 # test_one_chunk and the hypothesis test.
 CHUNKINGS = {
     "uneven-empty": (0, 700, 0, 1, 1299, 1000, 0),
-    "many": (257,) * 11 + (N - 257 * 11,),
+    "many": (257,) * 5 + (N - 257 * 5,),
 }
 
 
@@ -48,7 +48,7 @@ def test_reduce_whole_array(rng, chunks, dtype, op):
     if op.startswith("bitwise") and dtype == np.float32:
         pytest.skip("bitwise operators take integers")
     x = informative(rng, N, dtype, op)
-    got = compute(wd.reduce(dask_of(x, chunks), op))
+    got = compute(wd.reduce(dask_of(x, chunks), op, split_every=2))  # a tree of several levels
     if dtype == np.float32 and op == "prod":
         y = (1 + rng.standard_normal(N).astype(np.float32) / 1000)  # a product that stays finite
         got = compute(wd.prod(dask_of(y, chunks)))
@@ -81,7 +81,7 @@ def test_float_nan_and_ties(rng, chunks, op):
 @pytest.mark.parametrize("op", ["argmin", "argmax"])
 def test_arg_reductions(rng, chunks, dtype, op):
     x = random_values(rng, N, dtype)
-    got = compute(getattr(wd, op)(dask_of(x, chunks)))
+    got = compute(getattr(wd, op)(dask_of(x, chunks), split_every=2))
     assert got == getattr(np, op)(x) and got.dtype == np.int64
 
 
