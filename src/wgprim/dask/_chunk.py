@@ -19,6 +19,7 @@ from wgprim.ops import operators
 
 U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
 DTYPES = (U32, I32, F32)
+AxisError = getattr(np, "exceptions", np).AxisError  # numpy < 1.25 has it at the top
 
 
 _GPU = threading.RLock()
@@ -80,7 +81,7 @@ def normalize_axes(axis, ndim: int) -> tuple[int, ...]:
     for a in axes:
         a = int(a)
         if not -ndim <= a < ndim:
-            raise np.exceptions.AxisError(a, ndim)
+            raise AxisError(a, ndim)
         out.append(a % ndim)
     if len(set(out)) != len(out):
         raise ValueError("duplicate value in 'axis'")
