@@ -102,6 +102,8 @@ def sample_sort_stages(x, partitions: int | None = None, oversample: int = 32, i
         raise ValueError("partitions must be at least 1")
     blocks = blocks_1d(x)
     if index:
+        if any(np.isnan(c) for c in x.chunks[0]):
+            raise ValueError("argsort needs known chunk sizes (call x.compute_chunk_sizes() first)")
         starts = np.concatenate([[0], np.cumsum(x.chunks[0])[:-1]]).astype(np.int64).tolist()
         runs = [dask.delayed(_argsort_chunk, pure=True)(b, s) for b, s in zip(blocks, starts)]
     else:
