@@ -2,7 +2,9 @@
 
 One process-wide `Device` is created lazily on first use. The adapter is the
 high-performance one unless `WGPRIM_ADAPTER=<substring>` or `use_adapter(...)` names
-another (matched against the adapter's summary, e.g. "llvmpipe", "NVIDIA", "OpenGL").
+another (matched against the adapter's summary, e.g. "llvmpipe", "NVIDIA", "OpenGL"), or
+picks one by its index in `list_adapters()` (`WGPRIM_ADAPTER=1`, `use_adapter(1)`: one
+process per GPU, as `wgprim.dask.gpu_cluster` starts them).
 We ask for the adapter's own maxima for the limits that bound data size (the WebGPU
 defaults allow only 128 MiB per storage binding) and for the optional features that
 make kernels faster; every kernel also has a path that needs none of them.
@@ -111,7 +113,7 @@ class Device:
 _current: Device | None = None
 _numbers = itertools.count(1)
 _opened: "weakref.WeakValueDictionary[int, Device]" = weakref.WeakValueDictionary()
-_wanted_adapter: str | None = None
+_wanted_adapter: str | int | None = None
 # Opening the device happens once per process even when many threads start at once.
 _lock = threading.RLock()
 # Set in a child forked after the parent touched wgpu: wgpu-native's driver state does not
@@ -167,9 +169,16 @@ def check_current(device: Device, what: str = "this Array") -> None:
         )
 
 
-def _choose_adapter(name: str | None):
+def _choose_adapter(name: str | int | None):
     import wgpu
 
+    if isinstance(name, int) or (isinstance(name, str) and name.strip().isdigit()):
+        adapters = _request_adapter_list()
+        index = int(name)
+        if not 0 <= index < len(adapters):
+            seen = "\n  ".join(f"{i}: {a.summary}" for i, a in enumerate(adapters)) or "(none)"
+            raise NoAdapterError(f"no adapter has index {index}. Adapters found:\n  {seen}")
+        return adapters[index]
     if name:
         adapters = _request_adapter_list()
         matches = [a for a in adapters if name.lower() in a.summary.lower()]
@@ -183,7 +192,7 @@ def _choose_adapter(name: str | None):
     return adapter
 
 
-def _open(name: str | None) -> Device:
+def _open(name: str | int | None) -> Device:
     try:
         adapter = _choose_adapter(name)
     except NoAdapterError:
@@ -229,8 +238,9 @@ def get_device() -> Device:
         return _current
 
 
-def use_adapter(name: str | None = None) -> Device:
-    """Switch to the adapter whose summary contains `name` (None: the high-performance one).
+def use_adapter(name: str | int | None = None) -> Device:
+    """Switch to the adapter whose summary contains `name`, or (an int) the one at that index
+    in `list_adapters()`; None: the high-performance one.
 
     Arrays made on the previous device cannot be used afterwards.
     """

@@ -1,0 +1,31 @@
+"""An adapter chosen by its index in list_adapters(): WGPRIM_ADAPTER=<digits> and
+use_adapter(int), as gpu_cluster pins its workers. Run in a fresh process: switching the
+adapter would strand the Arrays of the other tests."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+
+SCRIPT = """
+import os, numpy as np, wgprim
+names = wgprim.list_adapters()
+last = len(names) - 1
+assert wgprim.get_device().summary == names[int(os.environ["WGPRIM_ADAPTER"])]
+assert wgprim.use_adapter(last).summary == names[last]
+assert wgprim.sum(np.arange(10, dtype=np.int32)).item() == 45
+try:
+    wgprim.use_adapter(len(names))
+except wgprim.NoAdapterError as error:
+    assert "no adapter has index" in str(error) and names[0] in str(error)
+else:
+    raise AssertionError("an index past the adapters was accepted")
+print("ok")
+"""
+
+
+def test_adapter_by_index():
+    env = dict(os.environ, WGPRIM_ADAPTER="0", PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
