@@ -50,8 +50,29 @@ class _LoopRecord:
     pointer_calls: list = field(default_factory=list)  # (stmt id, var keys passed by pointer)
 
 
+_ATOMIC_READS: dict = {}
+
+
 def _atomic_reads(deps: frozenset) -> frozenset:
-    return frozenset(s.direct() for s in deps if s.kind == "load" and s.atomic)
+    out = _ATOMIC_READS.get(deps)
+    if out is None:
+        if len(_ATOMIC_READS) > 50000:
+            _ATOMIC_READS.clear()
+        out = _ATOMIC_READS[deps] = frozenset(s.direct() for s in deps if s.kind == "load" and s.atomic)
+    return out
+
+
+_INDIRECT: dict = {}
+
+
+def _indirect(control: frozenset) -> frozenset:
+    """`control` as sources reached through a condition only (memoized: control sets repeat)."""
+    out = _INDIRECT.get(control)
+    if out is None:
+        if len(_INDIRECT) > 50000:
+            _INDIRECT.clear()
+        out = _INDIRECT[control] = frozenset(s.through_control() for s in control)
+    return out
 
 
 def _union(vals) -> frozenset:
@@ -150,7 +171,7 @@ class EntryWalker:
         return f"{self.call_stack[-1].function}:{name}@{site.line}:{site.column}"
 
     def _store_var(self, key: str, data: frozenset, control: frozenset):
-        deps = data | frozenset(s.through_control() for s in control)
+        deps = data | _indirect(control)
         self.var_deps[key] = self.var_deps.get(key, EMPTY) | deps
 
     # ---- statements
@@ -386,7 +407,7 @@ class EntryWalker:
             deps = (val.deps | ref.index_deps | {Source("var", ref.local_key)}
                     | self.var_deps.get(ref.local_key, EMPTY))
             return Val(deps)
-        src = Source("load", str(ref.loc), ref.loc, site=Site.of(node), context=self.context)
+        src = Source("load", str(ref.loc), ref.loc, site=Site.of(node))
         self._created(src)
         self._access("read", False, None, ref, Site.of(node), ctx, source=src)
         return Val(val.deps | ref.index_deps | {src})
@@ -498,7 +519,7 @@ class EntryWalker:
             self._access("write", True, name, ref, site, ctx, operand_deps=operand_deps)
             return Val()
         src = Source("load", str(ref.loc), ref.loc, atomic=True,
-                     rmw=None if name == "atomicLoad" else name, site=site, context=self.context)
+                     rmw=None if name == "atomicLoad" else name, site=site)
         self._created(src)
         kind = "read" if name == "atomicLoad" else "rmw"
         self._access(kind, True, name, ref, site, ctx, result_used=result_used, source=src,

@@ -88,11 +88,31 @@ class Source:
     # (`if (c) { v = 1u; }`): it still decides uniformity, but is not part of the data.
     indirect: bool = False
 
+    def __hash__(self) -> int:  # sources fill large sets: hash each once
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash((self.kind, self.name, self.loc, self.atomic, self.rmw, self.site,
+                      self.context, self.indirect))
+            object.__setattr__(self, "_hash", h)
+        return h
+
     def direct(self) -> "Source":
-        return replace(self, indirect=False) if self.indirect else self
+        if not self.indirect:
+            return self
+        cached = self.__dict__.get("_direct")
+        if cached is None:
+            cached = replace(self, indirect=False)
+            object.__setattr__(self, "_direct", cached)
+        return cached
 
     def through_control(self) -> "Source":
-        return replace(self, indirect=True) if self.kind != "var" else self
+        if self.kind == "var" or self.indirect:
+            return self
+        cached = self.__dict__.get("_indirect")
+        if cached is None:
+            cached = replace(self, indirect=True)
+            object.__setattr__(self, "_indirect", cached)
+        return cached
 
     @property
     def nonuniform(self) -> bool:
