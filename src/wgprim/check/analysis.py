@@ -36,6 +36,7 @@ class Flow:
     leaves: frozenset = frozenset()  # subset of {"return", "break", "continue"}
     divergence: frozenset = EMPTY  # what decides whether it leaves early
     waited: frozenset = EMPTY  # atomic reads a loop waited on: they guard what follows
+    guards: frozenset = EMPTY  # guards in force where the block ends (for callers of a function)
 
 
 @dataclass
@@ -43,10 +44,13 @@ class _LoopRecord:
     key: tuple
     node: Tree
     seq_start: int
+    depth: int = 0  # how many calls deep the loop's own function is
     created_loads: set = field(default_factory=set)
-    written: list = field(default_factory=list)
+    # storage/workgroup writes in the loop: (stmt id, Ref written, atomic op or None)
+    writes: list = field(default_factory=list)
     declared: set = field(default_factory=set)
-    assignments: list = field(default_factory=list)  # (stmt id, var key, vars read, compound)
+    # (stmt id, var key, vars read directly, compound, loads the stored value is computed from)
+    assignments: list = field(default_factory=list)
     pointer_calls: list = field(default_factory=list)  # (stmt id, var keys passed by pointer)
 
 
@@ -75,6 +79,20 @@ def _indirect(control: frozenset) -> frozenset:
     return out
 
 
+_SELF_WRITE = "<writes the awaited word>"
+
+
+def _same_word(ref: Ref, loc, other: Ref | None) -> bool:
+    """Whether a write through `ref` may hit the word a read of `loc` through `other`
+    reads: same variable and member path, and the same index expressions (a write to
+    `flags[me]` does not change `flags[me - 1u]`)."""
+    if not ref.loc.overlaps(loc):
+        return False
+    if other is None or not ref.index_texts or not other.index_texts:
+        return True
+    return ref.index_texts == other.index_texts
+
+
 def _union(vals) -> frozenset:
     out = EMPTY
     for v in vals:
@@ -88,16 +106,23 @@ class EntryWalker:
         self.text = text
         self.entry = entry
         self.var_deps: dict[str, frozenset] = {}
+        # workgroup memory, flow-insensitive like variables: root name -> what was stored
+        self.mem_deps: dict[str, frozenset] = {}
         self.loop_divergence: dict[tuple, frozenset] = {}
         self.cond_deps: dict[int, frozenset] = {}
+        self.load_refs: dict[Source, Ref] = {}  # where each read reads (its index)
+        # compare-exchanges whose expected value is a read of the same word: lock-free
+        # updates that fail only when someone else succeeded, not waits
+        self.lock_free: set[Source] = set()
+        self._consts: dict[int, int | None] = {}
 
     # ---- driver
 
     def run(self) -> EntryAnalysis:
         for _ in range(MAX_PASSES):
-            before = (dict(self.var_deps), dict(self.loop_divergence))
+            before = (dict(self.var_deps), dict(self.mem_deps), dict(self.loop_divergence))
             self._pass()
-            if before == (self.var_deps, self.loop_divergence):
+            if before == (self.var_deps, self.mem_deps, self.loop_divergence):
                 break
         return self.result
 
@@ -109,6 +134,8 @@ class EntryWalker:
         self.loop_stack: list[_LoopRecord] = []
         self.active: list[str] = []
         self.stmt_id = 0
+        self.caller_stmts: list[int] = []  # the statement each active call is made from
+        self.call_guards = EMPTY  # guards a called function leaves in force (a lock it took)
         self.scopes: list[dict] = []
         self.returns: list[Val] = []
         self.cond_deps = {}
@@ -140,17 +167,21 @@ class EntryWalker:
         if call_site is not None:
             self.context = self.context + ((call_site.line, call_site.column),)
         self.active.append(name)
+        self.caller_stmts.append(saved_stmt)
         scope = {pname: arg for (pname, _, _), arg in zip(fn.params, args)}
         saved_scopes = self.scopes
         self.scopes = [scope]
         saved_returns = self.returns
         self.returns = []
         body = fn.node.children[-1]
-        self._block(body.children[1:], Ctx(guards=caller.guards))
+        flow = self._block(body.children[1:], Ctx(guards=caller.guards))
         result = Val(_union(self.returns))
         self.returns = saved_returns
         self.scopes = saved_scopes
+        self.caller_stmts.pop()
         self.active.pop()
+        # a wait inside the callee (taking a lock) guards what the caller does next
+        self.call_guards |= flow.guards - caller.guards
         self.context, self.stmt_id = saved_context, saved_stmt
         self.call_stack.pop()
         return result
@@ -182,7 +213,11 @@ class EntryWalker:
         for stmt in stmts:
             if not isinstance(stmt, Tree):
                 continue
+            saved_call_guards, self.call_guards = self.call_guards, EMPTY
             f = self._stmt(stmt, ctx)
+            if self.call_guards:
+                ctx = replace(ctx, guards=ctx.guards | self.call_guards)
+            self.call_guards = saved_call_guards
             flow.leaves |= f.leaves
             if f.leaves and f.divergence:
                 flow.divergence |= f.divergence
@@ -194,6 +229,7 @@ class EntryWalker:
                 flow.falls = False
                 break
         self.scopes.pop()
+        flow.guards = ctx.guards
         return flow
 
     def _stmt(self, stmt: Tree, ctx: Ctx) -> Flow:
@@ -268,13 +304,20 @@ class EntryWalker:
             return
         if ref.local_key is not None:
             self._store_var(ref.local_key, val.deps | ref.index_deps, ctx.control)
-            reads = frozenset(s.name for s in val.deps if s.kind == "var")
+            reads = frozenset(s.name for s in val.deps if s.kind == "var" and not s.indirect)
+            loads = frozenset(s for s in val.deps if s.kind == "load" and not s.indirect)
             for rec in self.loop_stack:
-                rec.assignments.append((self.stmt_id, ref.local_key, reads, compound))
+                rec.assignments.append((self._stmt_in(rec), ref.local_key, reads, compound, loads))
         elif ref.loc is not None:
             if compound:
                 self._load(target, lhs, ctx)
+            if ref.loc.space == "workgroup":
+                self._store_mem(ref.loc, val.deps, ctx.control)
             self._access("write", False, None, ref, Site.of(lhs), ctx)
+
+    def _store_mem(self, loc, data: frozenset, control: frozenset):
+        deps = data | _indirect(control)
+        self.mem_deps[loc.root] = self.mem_deps.get(loc.root, EMPTY) | deps
 
     def _condition(self, node, ctx: Ctx) -> frozenset:
         deps = self._value(node, ctx).deps
@@ -334,11 +377,12 @@ class EntryWalker:
     def _loop(self, stmt: Tree, ctx: Ctx) -> Flow:
         site = Site.of(stmt)
         key = (site.line, site.column, self.context)
-        rec = _LoopRecord(key, stmt, self.seq + 1)
+        rec = _LoopRecord(key, stmt, self.seq + 1, depth=len(self.caller_stmts))
         self.loop_stack.append(rec)
         body_ctx = replace(ctx, control=ctx.control | self.loop_divergence.get(key, EMPTY))
         cond, body, cont, break_if, update = loops.loop_parts(stmt)
         divergence = EMPTY
+        self.stmt_id = id(stmt)  # what the condition does belongs to the loop itself
         if cond is not None:
             divergence |= self._condition(cond, body_ctx)
         self.scopes.append({})
@@ -349,6 +393,7 @@ class EntryWalker:
             cont_ctx = replace(body_ctx, control=body_ctx.control | flow.divergence)
             self._block(cont, cont_ctx)
             if break_if is not None:
+                self.stmt_id = id(stmt)
                 self.scopes.append({})
                 divergence |= self._condition(break_if, cont_ctx)
                 self.scopes.pop()
@@ -365,31 +410,61 @@ class EntryWalker:
         return Flow(falls=True, leaves=leaves_fn, divergence=flow.divergence if leaves_fn else EMPTY,
                     waited=_atomic_reads(self.loop_divergence[key]))
 
+    def _stmt_in(self, rec: _LoopRecord) -> int:
+        """The statement of the loop's own function that is running now (a call, when the
+        walk is inside a callee)."""
+        return self.stmt_id if len(self.caller_stmts) == rec.depth else self.caller_stmts[rec.depth]
+
     def _waited_storage(self, rec: _LoopRecord) -> list[Source]:
-        """Storage reads that decide the loop's exit when some way around it makes no
-        progress of its own: the loop then waits for someone else to change memory."""
+        """Memory reads that decide the loop's exit when some way around it makes no
+        progress of its own: the loop then waits for someone else to change memory.
+
+        Progress is a counter the loop advances itself (a variable assigned from its own
+        value, not from what the loop waits for) tested by an exit, or a write by the loop
+        of the very word it waits on. Exchanges are not progress: they are how a lock waits.
+        """
+        exit_conds = [cond for conds in loops.exits(rec.node) for cond in conds]
         exit_reads = set()
-        for conds in loops.exits(rec.node):
-            for cond in conds:
-                for src in self.cond_deps.get(id(cond), EMPTY):
-                    src = src.direct()
-                    if (src.kind == "load" and src in rec.created_loads and src.loc.writable_storage
-                            and not any(src.loc.overlaps(w) for w in rec.written)):
-                        exit_reads.add(src)
+        cond_vars = set()
+        for cond in exit_conds:
+            for src in self.cond_deps.get(id(cond), EMPTY):
+                if src.kind == "var":
+                    cond_vars.add(src.name)
+                    continue
+                src = src.direct()
+                if src.awaitable and src in rec.created_loads and src not in self.lock_free:
+                    exit_reads.add(src)
         if not exit_reads:
             return []
-        modified = {k for _, k, _, _ in rec.assignments} - rec.declared
+        # variables the awaited reads' addresses come from: a loop that moves them walks
+        # through memory (a list, a search) rather than waiting on one word
+        address_vars = set()
+        for src in exit_reads:
+            ref = self.load_refs.get(src)
+            if ref is not None:
+                address_vars |= {s.name for s in ref.index_deps if s.kind == "var"}
+        modified = {a[1] for a in rec.assignments} - rec.declared
         progress: dict[int, frozenset] = {}
-        for stmt_id, k, reads, compound in rec.assignments:
-            if k in modified and (compound or reads & modified):
-                progress[stmt_id] = progress.get(stmt_id, frozenset()) | {k}
+
+        def advance(stmt_id, token):
+            progress[stmt_id] = progress.get(stmt_id, frozenset()) | {token}
+
+        for stmt_id, k, reads, compound, loads in rec.assignments:
+            if k not in modified or not (compound or k in reads):
+                continue
+            if k not in address_vars and any(src.direct() in exit_reads for src in loads):
+                continue  # computed from what the loop waits for: still waiting
+            advance(stmt_id, k)
         for stmt_id, keys in rec.pointer_calls:
-            if keys & modified:
-                progress[stmt_id] = progress.get(stmt_id, frozenset()) | (keys & modified)
-        cond_vars = set()
-        for cond in loops.conditions(rec.node):
-            cond_vars |= {s.name for s in self.cond_deps.get(id(cond), EMPTY) if s.kind == "var"}
-        if all(path & cond_vars for path in loops.back_edge_paths(rec.node, progress)):
+            for k in keys & modified:
+                advance(stmt_id, k)
+        for stmt_id, ref, op in rec.writes:
+            if op in ("atomicExchange", "atomicCompareExchangeWeak"):
+                continue
+            if any(_same_word(ref, src.loc, self.load_refs.get(src)) for src in exit_reads):
+                advance(stmt_id, _SELF_WRITE)
+        goals = cond_vars | {_SELF_WRITE}
+        if all(path & goals for path in loops.back_edge_paths(rec.node, progress)):
             return []
         return sorted(exit_reads, key=lambda s: (s.site.line, s.site.column))
 
@@ -409,8 +484,13 @@ class EntryWalker:
             return Val(deps)
         src = Source("load", str(ref.loc), ref.loc, site=Site.of(node))
         self._created(src)
+        self.load_refs[src] = ref
         self._access("read", False, None, ref, Site.of(node), ctx, source=src)
-        return Val(val.deps | ref.index_deps | {src})
+        return Val(val.deps | ref.index_deps | {src} | self._mem(ref.loc))
+
+    def _mem(self, loc) -> frozenset:
+        """What was stored into workgroup memory at `loc` (nothing for other spaces)."""
+        return self.mem_deps.get(loc.root, EMPTY) if loc.space == "workgroup" else EMPTY
 
     def _created(self, src: Source):
         for rec in self.loop_stack:
@@ -478,8 +558,12 @@ class EntryWalker:
         if name in BARRIERS or name == "workgroupUniformLoad":
             self.result.barriers.append(Barrier(name, site, self._next_seq(), self._frames(site, ctx)))
             if name == "workgroupUniformLoad" and arg_nodes:
-                self._eval(arg_nodes[0], ctx)
-            return Val()  # workgroupUniformLoad's result is uniform by definition
+                pointer = self._eval(arg_nodes[0], ctx)
+                if pointer.ref is not None and pointer.ref.loc is not None:
+                    # uniform by definition, but still computed from what was stored there
+                    return Val(frozenset(s.made_uniform() for s in self._mem(pointer.ref.loc)
+                                         if s.kind == "load"))
+            return Val()
         if name == "arrayLength":
             return Val()
         args = [self._value(a, ctx) for a in arg_nodes]
@@ -488,7 +572,7 @@ class EntryWalker:
                                      if a.is_pointer and a.ref.local_key is not None)
             if pointer_keys:
                 for rec in self.loop_stack:
-                    rec.pointer_calls.append((self.stmt_id, pointer_keys))
+                    rec.pointer_calls.append((self._stmt_in(rec), pointer_keys))
             return self._call_function(name, args, site, ctx)
         if name.startswith(("subgroup", "quad")):
             # equal within a subgroup at best, not across the workgroup
@@ -515,16 +599,23 @@ class EntryWalker:
         if ref is None or ref.loc is None:
             return Val(_union(operands) | pointer.deps)
         operand_deps = _union(operands)
+        if ref.loc.space == "workgroup" and name != "atomicLoad":
+            self._store_mem(ref.loc, operand_deps, ctx.control)
         if name == "atomicStore":
             self._access("write", True, name, ref, site, ctx, operand_deps=operand_deps)
             return Val()
         src = Source("load", str(ref.loc), ref.loc, atomic=True,
                      rmw=None if name == "atomicLoad" else name, site=site)
         self._created(src)
+        self.load_refs[src] = ref
+        if name == "atomicCompareExchangeWeak" and operands and any(
+                s.kind == "load" and s.loc is not None and s.loc.overlaps(ref.loc)
+                for s in operands[0].deps):
+            self.lock_free.add(src)
         kind = "read" if name == "atomicLoad" else "rmw"
         self._access(kind, True, name, ref, site, ctx, result_used=result_used, source=src,
                      operand_deps=operand_deps)
-        return Val(pointer.deps | ref.index_deps | {src})
+        return Val(pointer.deps | ref.index_deps | {src} | self._mem(ref.loc))
 
     def _access(self, kind, atomic, op, ref: Ref, site: Site, ctx: Ctx, result_used=True, source=None,
                 operand_deps=EMPTY):
@@ -533,7 +624,7 @@ class EntryWalker:
             return
         if kind in ("write", "rmw"):
             for rec in self.loop_stack:
-                rec.written.append(loc)
+                rec.writes.append((self._stmt_in(rec), ref, op))
         self.result.accesses.append(Access(
             kind, atomic, op, loc, ref, site, self._next_seq(), ctx.guards,
             tuple(rec.key for rec in self.loop_stack), result_used, source, operand_deps))

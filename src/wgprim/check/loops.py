@@ -133,6 +133,9 @@ def back_edge_paths(loop: Tree, progress: dict[int, frozenset]) -> set[frozenset
                 extra = nested_progress(s)
                 paths = {p | extra for p in paths}
             elif (br := _branches(s)) is not None:
+                extra = progress.get(id(s), frozenset())  # the condition's own effects
+                if extra:
+                    paths = {p | extra for p in paths}
                 new_paths = set()
                 for lst in br[1]:
                     fall, cont_paths = run(lst, paths, in_switch or s.data == "switch_stmt")
@@ -148,7 +151,7 @@ def back_edge_paths(loop: Tree, progress: dict[int, frozenset]) -> set[frozenset
                     paths = {p | extra for p in paths}
         return paths, back
 
-    fall, back = run(body, {frozenset()})
+    fall, back = run(body, {progress.get(id(loop), frozenset())})  # the loop condition's effects
     around = fall | back
     around, _ = run(cont, around)  # a break-if only leaves conditionally: paths go on
     if update is not None:

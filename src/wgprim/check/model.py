@@ -87,26 +87,30 @@ class Source:
     # True when it reaches the value only through a condition the value was stored under
     # (`if (c) { v = 1u; }`): it still decides uniformity, but is not part of the data.
     indirect: bool = False
+    # True when it reaches the value through workgroupUniformLoad: the value is then
+    # uniform across the workgroup, whatever it was computed from.
+    uniform: bool = False
 
     def __hash__(self) -> int:  # sources fill large sets: hash each once
         h = self.__dict__.get("_hash")
         if h is None:
             h = hash((self.kind, self.name, self.loc, self.atomic, self.rmw, self.site,
-                      self.context, self.indirect))
+                      self.context, self.indirect, self.uniform))
             object.__setattr__(self, "_hash", h)
         return h
 
     def direct(self) -> "Source":
-        if not self.indirect:
+        """The source itself, however it reached the value (not through control, not made uniform)."""
+        if not (self.indirect or self.uniform):
             return self
         cached = self.__dict__.get("_direct")
         if cached is None:
-            cached = replace(self, indirect=False)
+            cached = replace(self, indirect=False, uniform=False)
             object.__setattr__(self, "_direct", cached)
         return cached
 
     def through_control(self) -> "Source":
-        if self.kind == "var" or self.indirect:
+        if self.indirect:
             return self
         cached = self.__dict__.get("_indirect")
         if cached is None:
@@ -114,8 +118,26 @@ class Source:
             object.__setattr__(self, "_indirect", cached)
         return cached
 
+    def made_uniform(self) -> "Source":
+        if self.uniform:
+            return self
+        cached = self.__dict__.get("_uniform")
+        if cached is None:
+            cached = replace(self, uniform=True)
+            object.__setattr__(self, "_uniform", cached)
+        return cached
+
+    @property
+    def awaitable(self) -> bool:
+        """A read another invocation can change while this one loops: read_write storage,
+        or an atomic in workgroup memory."""
+        return self.kind == "load" and self.loc is not None and (
+            self.loc.writable_storage or (self.atomic and self.loc.space == "workgroup"))
+
     @property
     def nonuniform(self) -> bool:
+        if self.uniform:
+            return False
         if self.kind == "builtin":
             return self.name in NONUNIFORM_BUILTINS or self.name.endswith("()")  # subgroup ops
         if self.kind == "load" and self.loc is not None:

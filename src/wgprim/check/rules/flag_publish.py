@@ -47,6 +47,7 @@ def _flag_guards(read):
 
 def check(entries):
     for entry in entries:
+        waited = {src for loop in entry.spin_loops for src in loop.waited}
         plain_writes = [a for a in entry.accesses
                         if a.kind == "write" and not a.atomic and a.loc.writable_storage]
         consumers = []
@@ -58,7 +59,8 @@ def check(entries):
             if not flags or not written:
                 continue
             consumers.append((read, flags))
-            flag = min(flags, key=lambda s: (s.site.line, s.site.column))
+            # the flag a loop waited on (a lock taken, a look-back) names the problem best
+            flag = min(flags, key=lambda s: (s not in waited, s.site.line, s.site.column))
             yield finding(
                 ID, SEVERITY, read.site,
                 f"`{read.loc}` is read because the atomic flag {flag.describe()} says it is "
@@ -70,10 +72,13 @@ def check(entries):
                 continue
             if not flag_write.loc.writable_storage:
                 continue
+            # a consumer that reads before this atomic is a critical section released by
+            # it (a lock): that is one problem, reported at the guarded read
             published = [
                 w for w in plain_writes
                 if w.seq < flag_write.seq and not w.loc.overlaps(flag_write.loc)
-                and any(r.loc.overlaps(w.loc) and any(f.loc.overlaps(flag_write.loc) for f in flags)
+                and any(r.seq > flag_write.seq and r.loc.overlaps(w.loc)
+                        and any(f.loc.overlaps(flag_write.loc) for f in flags)
                         for r, flags in consumers)]
             if published:
                 yield finding(

@@ -52,8 +52,13 @@ def check(entries):
             if arrival_counter(entry, loop) is not None:
                 continue  # a hand-made global barrier: reported by global-barrier
             waited = loop.waited[0]
+            if waited.loc.space == "workgroup":
+                who = ("another invocation of the workgroup changes it, and invocations are "
+                       "not guaranteed to make progress while one of them spins")
+            else:
+                who = ("another workgroup changes it, and that workgroup may never be "
+                       "scheduled while this one waits")
             yield finding(
                 ID, SEVERITY, loop.site,
-                f"loop waits for {waited.describe()}, which nothing in the loop writes: "
-                "it can only end when another workgroup changes it, and that workgroup "
-                "may never be scheduled while this one waits", HINT)
+                f"loop waits for {waited.describe()}, which it does not change on its own "
+                f"and no counter of its own bounds: it can only end when {who}", HINT)
