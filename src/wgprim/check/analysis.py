@@ -14,9 +14,9 @@ from dataclasses import dataclass, field, replace
 from lark import Token, Tree
 
 from . import loops
-from .model import (ATOMIC_RMW, BARRIERS, EMPTY, Access, Barrier, EntryAnalysis, Frame,
-                    LoopReport, Ref, Site, Source, Val)
-from .symbols import ModuleInfo, ident_name, type_name
+from .model import (ATOMIC_RMW, BARRIERS, EMPTY, NONUNIFORM_BUILTINS, WORKGROUP_IDENTITY_BUILTINS,
+                    Access, Barrier, EntryAnalysis, Frame, LoopReport, Ref, Site, Source, Val)
+from .symbols import ModuleInfo, attributes, ident_name, type_name
 
 MAX_PASSES = 12
 MAX_CALL_DEPTH = 24
@@ -46,7 +46,7 @@ class _LoopRecord:
     seq_start: int
     depth: int = 0  # how many calls deep the loop's own function is
     created_loads: set = field(default_factory=set)
-    # storage/workgroup writes in the loop: (stmt id, Ref written, atomic op or None)
+    # storage/workgroup writes in the loop: (stmt id, Ref written, atomic op or None, constant operand)
     writes: list = field(default_factory=list)
     declared: set = field(default_factory=set)
     # (stmt id, var key, vars read directly, compound, loads the stored value is computed from)
@@ -82,6 +82,17 @@ def _indirect(control: frozenset) -> frozenset:
 _SELF_WRITE = "<writes the awaited word>"
 
 
+def _moves(op: str | None, operand: int | None) -> bool:
+    """Whether doing this write again and again keeps changing the word: an add or a
+    store of a computed value does; an exchange, a compare-exchange, `atomicOr(&l, 1u)`
+    or a store of a constant is the same write each time (how a lock spins)."""
+    if op in ("atomicAdd", "atomicSub"):
+        return True
+    if op in (None, "atomicStore"):
+        return operand is None
+    return False
+
+
 def _same_word(ref: Ref, loc, other: Ref | None) -> bool:
     """Whether a write through `ref` may hit the word a read of `loc` through `other`
     reads: same variable and member path, and the same index expressions (a write to
@@ -91,6 +102,53 @@ def _same_word(ref: Ref, loc, other: Ref | None) -> bool:
     if other is None or not ref.index_texts or not other.index_texts:
         return True
     return ref.index_texts == other.index_texts
+
+
+_BINOPS = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "/": lambda a, b: a // b if b else None, "%": lambda a, b: a % b if b else None,
+    "<<": lambda a, b: a << b if 0 <= b < 64 else None, ">>": lambda a, b: a >> b if 0 <= b < 64 else None,
+    "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
+}
+
+
+def _const_value(node, walker) -> int | None:
+    if isinstance(node, Token) or not isinstance(node, Tree):
+        return None
+    kind = node.data
+    if kind == "literal":
+        tok = str(node.children[0])
+        if node.children[0].type != "INT":
+            return None
+        return int(tok.rstrip("iu"), 0) if tok.rstrip("iu") else 0
+    if kind == "ident_expr":
+        init = walker.module.const_values.get(str(node.children[0]))
+        return walker._const(init) if init is not None else None
+    if kind == "binop":
+        a, op, b = node.children
+        fn = _BINOPS.get(str(op))
+        x, y = walker._const(a), walker._const(b)
+        if fn is None or x is None or y is None:
+            return None
+        v = fn(x, y)
+        return None if v is None else v & 0xFFFFFFFF
+    if kind == "unop":
+        op, operand = node.children
+        x = walker._const(operand)
+        if x is None:
+            return None
+        return {"-": -x & 0xFFFFFFFF, "~": ~x & 0xFFFFFFFF}.get(str(op))
+    if kind == "call_expr" and str(node.children[0]) in ("u32", "i32"):
+        args = node.children[2].children[0]
+        if args is not None and len(args.children) == 1:
+            return walker._const(args.children[0])
+    return None
+
+
+# read-modify-writes that leave the word as it is when their operand is this constant:
+# `atomicAdd(&x, 0u)` is a read
+_IDENTITY_OPERAND = {"atomicAdd": 0, "atomicSub": 0, "atomicOr": 0, "atomicXor": 0,
+                     "atomicAnd": 0xFFFFFFFF}
 
 
 def _union(vals) -> frozenset:
@@ -115,6 +173,8 @@ class EntryWalker:
         # updates that fail only when someone else succeeded, not waits
         self.lock_free: set[Source] = set()
         self._consts: dict[int, int | None] = {}
+        self._masks: dict[int, int] = {}  # atomicLoad call -> constant its value is ANDed with
+        self._used: dict[str, set] = {}  # function -> identifiers its body mentions
 
     # ---- driver
 
@@ -124,10 +184,27 @@ class EntryWalker:
             self._pass()
             if before == (self.var_deps, self.mem_deps, self.loop_divergence):
                 break
+        # (a loop waiting for memory presumes someone else: not written for one invocation)
+        self.result.single_invocation = self._workgroup_size() == 1 and not self.result.spin_loops and not any(
+            s.kind == "builtin" and s.name in WORKGROUP_IDENTITY_BUILTINS | NONUNIFORM_BUILTINS
+            for a in self.result.accesses for s in a.ref.index_deps)
         return self.result
 
+    def _workgroup_size(self) -> int | None:
+        """Invocations per workgroup when @workgroup_size is made of constants."""
+        attrs = attributes(self.module.functions[self.entry].node.children[0]).get("workgroup_size")
+        if not attrs:
+            return None
+        total = 1
+        for dim in attrs:
+            v = self._const(dim)
+            if v is None:
+                return None
+            total *= v
+        return total
+
     def _pass(self):
-        self.result = EntryAnalysis(self.entry)
+        self.result = EntryAnalysis(self.entry, load_refs=self.load_refs)
         self.seq = 0
         self.context: tuple = ()
         self.call_stack: list[Frame] = []
@@ -270,8 +347,22 @@ class EntryWalker:
 
     def _stmt_let_decl(self, stmt, ctx):
         typed, init = stmt.children
-        self.scopes[-1][str(typed.children[0])] = self._value(init, ctx)
+        name = str(typed.children[0])
+        if (isinstance(init, Tree) and init.data == "call_expr"
+                and name not in self._used_names(self.call_stack[-1].function)):
+            self._call(init, ctx, result_used=False)  # `let unused = atomicLoad(...)`
+            self.scopes[-1][name] = Val()
+            return Flow()
+        self.scopes[-1][name] = self._value(init, ctx)
         return Flow()
+
+    def _used_names(self, function: str) -> set:
+        used = self._used.get(function)
+        if used is None:
+            node = self.module.functions[function].node
+            used = self._used[function] = {str(n.children[0]) for n in node.iter_subtrees()
+                                           if n.data in ("ident_expr", "lhs_ident")}
+        return used
 
     _stmt_const_decl = _stmt_let_decl
 
@@ -458,8 +549,8 @@ class EntryWalker:
         for stmt_id, keys in rec.pointer_calls:
             for k in keys & modified:
                 advance(stmt_id, k)
-        for stmt_id, ref, op in rec.writes:
-            if op in ("atomicExchange", "atomicCompareExchangeWeak"):
+        for stmt_id, ref, op, operand in rec.writes:
+            if not _moves(op, operand):
                 continue
             if any(_same_word(ref, src.loc, self.load_refs.get(src)) for src in exit_reads):
                 advance(stmt_id, _SELF_WRITE)
@@ -505,6 +596,13 @@ class EntryWalker:
         if kind == "literal":
             return Val()
         if kind == "binop":
+            if str(node.children[1]) == "&":  # `atomicLoad(&f) & MASK`: only MASK's bits are read
+                for call, other in ((node.children[0], node.children[2]), (node.children[2], node.children[0])):
+                    if (isinstance(call, Tree) and call.data == "call_expr"
+                            and str(call.children[0]) == "atomicLoad"):
+                        m = self._const(other)
+                        if m is not None:
+                            self._masks[id(call)] = m
             return Val(self._value(node.children[0], ctx).deps | self._value(node.children[2], ctx).deps)
         if kind == "unop":
             op, operand = node.children
@@ -521,7 +619,8 @@ class EntryWalker:
             if base.ref is not None:
                 text = " ".join(self._source_text(node.children[1]).split())
                 ref = replace(base.ref, index_deps=base.ref.index_deps | index.deps,
-                              index_texts=base.ref.index_texts + (text,))
+                              index_texts=base.ref.index_texts + (text,),
+                              const_index=base.ref.const_index + (self._const(node.children[1]),))
                 return Val(base.deps, ref)
             return Val(base.deps | index.deps)
         if kind == "member":
@@ -542,6 +641,15 @@ class EntryWalker:
         return Val(frozenset().union(*(self._value(c, ctx).deps for c in node.children
                                        if isinstance(c, Tree))))
 
+    def _const(self, node) -> int | None:
+        """The value of an integer constant expression (literals, module `const`s,
+        arithmetic and bit operators, u32()/i32()), else None."""
+        key = id(node)
+        if key not in self._consts:
+            self._consts[key] = None  # also stops a `const` defined by itself
+            self._consts[key] = _const_value(node, self)
+        return self._consts[key]
+
     def _source_text(self, node) -> str:
         meta = node.meta
         return self.text[meta.start_pos:meta.end_pos]
@@ -554,7 +662,7 @@ class EntryWalker:
         arg_nodes = list(arg_list.children) if arg_list is not None else []
         site = Site.of(node)
         if name in ATOMIC_RMW or name in ("atomicLoad", "atomicStore"):
-            return self._atomic(name, arg_nodes, site, ctx, result_used)
+            return self._atomic(name, arg_nodes, site, ctx, result_used, self._masks.get(id(node)))
         if name in BARRIERS or name == "workgroupUniformLoad":
             self.result.barriers.append(Barrier(name, site, self._next_seq(), self._frames(site, ctx)))
             if name == "workgroupUniformLoad" and arg_nodes:
@@ -590,7 +698,8 @@ class EntryWalker:
             frames.append(Frame(where, frame.function, control))
         return frames
 
-    def _atomic(self, name: str, arg_nodes, site: Site, ctx: Ctx, result_used: bool) -> Val:
+    def _atomic(self, name: str, arg_nodes, site: Site, ctx: Ctx, result_used: bool,
+                mask: int | None = None) -> Val:
         if not arg_nodes:
             return Val()
         pointer = self._eval(arg_nodes[0], ctx)
@@ -599,10 +708,14 @@ class EntryWalker:
         if ref is None or ref.loc is None:
             return Val(_union(operands) | pointer.deps)
         operand_deps = _union(operands)
+        operand_const = self._const(arg_nodes[1]) if len(arg_nodes) == 2 else None
+        if operand_const is not None and _IDENTITY_OPERAND.get(name) == operand_const:
+            name = "atomicLoad"  # changes nothing: a read written as a read-modify-write
         if ref.loc.space == "workgroup" and name != "atomicLoad":
             self._store_mem(ref.loc, operand_deps, ctx.control)
         if name == "atomicStore":
-            self._access("write", True, name, ref, site, ctx, operand_deps=operand_deps)
+            self._access("write", True, name, ref, site, ctx, operand_deps=operand_deps,
+                         operand_const=operand_const)
             return Val()
         src = Source("load", str(ref.loc), ref.loc, atomic=True,
                      rmw=None if name == "atomicLoad" else name, site=site)
@@ -614,20 +727,21 @@ class EntryWalker:
             self.lock_free.add(src)
         kind = "read" if name == "atomicLoad" else "rmw"
         self._access(kind, True, name, ref, site, ctx, result_used=result_used, source=src,
-                     operand_deps=operand_deps)
+                     operand_deps=operand_deps, operand_const=operand_const, mask=mask)
         return Val(pointer.deps | ref.index_deps | {src} | self._mem(ref.loc))
 
     def _access(self, kind, atomic, op, ref: Ref, site: Site, ctx: Ctx, result_used=True, source=None,
-                operand_deps=EMPTY):
+                operand_deps=EMPTY, operand_const=None, mask=None):
         loc = ref.loc
         if loc.space not in ("storage", "workgroup"):
             return
         if kind in ("write", "rmw"):
             for rec in self.loop_stack:
-                rec.writes.append((self._stmt_in(rec), ref, op))
+                rec.writes.append((self._stmt_in(rec), ref, op, operand_const))
         self.result.accesses.append(Access(
             kind, atomic, op, loc, ref, site, self._next_seq(), ctx.guards,
-            tuple(rec.key for rec in self.loop_stack), result_used, source, operand_deps))
+            tuple(rec.key for rec in self.loop_stack), result_used, source, operand_deps,
+            operand_const, mask))
 
 
 def analyze(module: ModuleInfo, text: str) -> list[EntryAnalysis]:

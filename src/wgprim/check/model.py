@@ -164,6 +164,15 @@ class Ref:
     local_key: str | None = None
     index_deps: frozenset = EMPTY
     index_texts: tuple[str, ...] = ()
+    const_index: tuple = ()  # each index's value when it is a constant expression, else None
+
+    def same_place(self, other: "Ref") -> bool:
+        """Whether two references may reach the same word: overlapping variables, and no
+        index where both are constants that differ (`bump[0]` is not `bump[1]`)."""
+        if self.loc is None or other.loc is None or not self.loc.overlaps(other.loc):
+            return False
+        return all(a is None or b is None or a == b
+                   for a, b in zip(self.const_index, other.const_index))
 
 
 @dataclass
@@ -188,6 +197,8 @@ class Access:
     result_used: bool = True
     source: Source | None = None  # the Source of the value it reads, for reads
     operand_deps: frozenset = EMPTY  # what the stored or combined operands depend on
+    operand_const: int | None = None  # the operand of an atomic RMW when it is a constant
+    mask: int | None = None  # for an atomicLoad: the constant its value is ANDed with at once
 
 
 @dataclass
@@ -225,3 +236,7 @@ class EntryAnalysis:
     accesses: list[Access] = field(default_factory=list)
     barriers: list[Barrier] = field(default_factory=list)
     spin_loops: list[LoopReport] = field(default_factory=list)
+    load_refs: dict = field(default_factory=dict)  # Source of a read -> the Ref it read
+    # an entry point written for a one-invocation dispatch: workgroup size 1 and no memory
+    # address depends on an invocation or workgroup id
+    single_invocation: bool = False

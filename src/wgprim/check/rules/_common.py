@@ -13,10 +13,18 @@ def finding(rule_id: str, severity: str, site: Site, message: str, hint: str) ->
 
 
 def arrival_counter(entry: EntryAnalysis, loop: LoopReport):
-    """The atomic read-modify-write, outside the loop, on what the loop waits for: the
-    loop is then waiting for every workgroup to arrive (a hand-made global barrier)."""
+    """The counting read-modify-write (add, sub, ...), before the loop and outside it, on
+    what the loop waits for: the loop is then waiting for every workgroup to arrive (a
+    hand-made global barrier). An exchange is not an arrival: an exchange before or after
+    a loop is a lock being taken or released, and the loop is a spin-wait."""
     for access in entry.accesses:
-        if (access.kind == "rmw" and access.op in COUNTING_RMW and loop.key not in access.loops
-                and any(src.loc.overlaps(access.loc) for src in loop.waited)):
+        if (access.kind == "rmw" and access.op in ACCUMULATING_RMW and loop.key not in access.loops
+                and access.seq < loop.seq_start
+                and any(_waited_at(entry, src, access) for src in loop.waited)):
             return access
     return None
+
+
+def _waited_at(entry: EntryAnalysis, src, access) -> bool:
+    ref = entry.load_refs.get(src)
+    return ref.same_place(access.ref) if ref is not None else src.loc.overlaps(access.loc)

@@ -47,6 +47,8 @@ def _flag_guards(read):
 
 def check(entries):
     for entry in entries:
+        if entry.single_invocation:
+            continue  # one invocation reads what it wrote itself, in program order
         waited = {src for loop in entry.spin_loops for src in loop.waited}
         plain_writes = [a for a in entry.accesses
                         if a.kind == "write" and not a.atomic and a.loc.writable_storage]
@@ -55,7 +57,7 @@ def check(entries):
             if read.kind != "read" or read.atomic or not read.loc.writable_storage:
                 continue
             flags = _flag_guards(read)
-            written = [w for w in plain_writes if w.loc.overlaps(read.loc)]
+            written = [w for w in plain_writes if w.ref.same_place(read.ref)]
             if not flags or not written:
                 continue
             consumers.append((read, flags))
@@ -77,7 +79,7 @@ def check(entries):
             published = [
                 w for w in plain_writes
                 if w.seq < flag_write.seq and not w.loc.overlaps(flag_write.loc)
-                and any(r.seq > flag_write.seq and r.loc.overlaps(w.loc)
+                and any(r.seq > flag_write.seq and r.ref.same_place(w.ref)
                         and any(f.loc.overlaps(flag_write.loc) for f in flags)
                         for r, flags in consumers)]
             if published:

@@ -59,7 +59,7 @@ def _barrier_read(entry):
             if (read.kind != "read" or read.atomic or read.seq < barrier.seq
                     or not read.loc.writable_storage or _identifies_workgroup(read.ref.index_deps)):
                 continue
-            writes = [w for w in per_workgroup_writes if w.seq < barrier.seq and w.loc.overlaps(read.loc)]
+            writes = [w for w in per_workgroup_writes if w.seq < barrier.seq and w.ref.same_place(read.ref)]
             if writes:
                 yield finding(
                     ID, SEVERITY, barrier.site,

@@ -34,6 +34,18 @@ out[lid.x] = atomicLoad(&hist[lid.x]);   // other workgroups are still counting
 """
 
 
+def _touches(rmw, mask) -> bool:
+    """Whether a read-modify-write may change the bits `mask` selects (all bits: None).
+    `atomicLoad(&f) & DONE` is final when this dispatch only ORs other bits into `f`."""
+    if mask is None or rmw.operand_const is None:
+        return True
+    if rmw.op in ("atomicOr", "atomicXor"):
+        return rmw.operand_const & mask != 0
+    if rmw.op == "atomicAnd":
+        return ~rmw.operand_const & mask != 0
+    return True
+
+
 def check(entries):
     for entry in entries:
         accumulated = [a for a in entry.accesses
@@ -48,7 +60,9 @@ def check(entries):
                 continue
             if read.source in waited or read.source in flags:
                 continue  # spin-wait, global-barrier or flag-publish says more
-            adds = [a for a in accumulated if a.loc.overlaps(read.loc)]
+            if not read.result_used:
+                continue  # a load whose value nobody looks at reads nothing as final
+            adds = [a for a in accumulated if a.ref.same_place(read.ref) and _touches(a, read.mask)]
             if not adds:
                 continue
             if any(read.source in a.operand_deps or set(a.loops) & set(read.loops) for a in adds):
