@@ -82,6 +82,16 @@ def _indirect(control: frozenset) -> frozenset:
 _SELF_WRITE = "<writes the awaited word>"
 
 
+_INVOCATION_IDS = {"local_invocation_id", "local_invocation_index", "subgroup_invocation_id",
+                   "subgroup_id"}
+
+
+def _picks_invocations(deps: frozenset) -> bool:
+    """A condition on the invocation's place in its workgroup only (`lid.x == 0u`)."""
+    return (any(s.kind == "builtin" and s.name in _INVOCATION_IDS for s in deps)
+            and not any(s.kind == "load" or (s.kind == "builtin" and s.name.endswith("()")) for s in deps))
+
+
 def _moves(op: str | None, operand: int | None) -> bool:
     """Whether doing this write again and again keeps changing the word: an add or a
     store of a computed value does; an exchange, a compare-exchange, `atomicOr(&l, 1u)`
@@ -555,7 +565,12 @@ class EntryWalker:
             if any(_same_word(ref, src.loc, self.load_refs.get(src)) for src in exit_reads):
                 advance(stmt_id, _SELF_WRITE)
         goals = cond_vars | {_SELF_WRITE}
-        if all(path & goals for path in loops.back_edge_paths(rec.node, progress)):
+        collective = frozenset()
+        if not any(s.nonuniform for cond in exit_conds for s in self.cond_deps.get(id(cond), EMPTY)):
+            collective = frozenset(
+                id(node) for node in rec.node.iter_subtrees() if node.data == "if_stmt"
+                and _picks_invocations(self.cond_deps.get(id(node.children[1]), EMPTY)))
+        if all(path & goals for path in loops.back_edge_paths(rec.node, progress, collective)):
             return []
         return sorted(exit_reads, key=lambda s: (s.site.line, s.site.column))
 
@@ -669,8 +684,7 @@ class EntryWalker:
                 pointer = self._eval(arg_nodes[0], ctx)
                 if pointer.ref is not None and pointer.ref.loc is not None:
                     # uniform by definition, but still computed from what was stored there
-                    return Val(frozenset(s.made_uniform() for s in self._mem(pointer.ref.loc)
-                                         if s.kind == "load"))
+                    return Val(frozenset(s.made_uniform() for s in self._mem(pointer.ref.loc)))
             return Val()
         if name == "arrayLength":
             return Val()

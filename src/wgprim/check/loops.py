@@ -102,12 +102,17 @@ def conditions(loop: Tree) -> list[Tree]:
     return found
 
 
-def back_edge_paths(loop: Tree, progress: dict[int, frozenset]) -> set[frozenset]:
+def back_edge_paths(loop: Tree, progress: dict[int, frozenset],
+                    collective: frozenset = frozenset()) -> set[frozenset]:
     """The ways around the loop, each as the set of variables it makes progress on.
 
     `progress` maps a statement (by id) to the variables it advances. A path ends at
     `break`/`return`; it goes around at `continue` or at the end of the body, then runs
     the continuing block and the for-loop update.
+
+    `collective` holds the `if` statements (by id) that pick invocations of a workgroup
+    that goes around the loop together (`if (lid == 0u)` in a loop whose exit is uniform):
+    the workgroup runs every branch of them, so their progress counts for everyone.
     """
     _, body, cont, _, update = loop_parts(loop)
 
@@ -137,10 +142,14 @@ def back_edge_paths(loop: Tree, progress: dict[int, frozenset]) -> set[frozenset
                 if extra:
                     paths = {p | extra for p in paths}
                 new_paths = set()
+                falls = []
                 for lst in br[1]:
                     fall, cont_paths = run(lst, paths, in_switch or s.data == "switch_stmt")
                     new_paths |= fall
+                    falls.append(fall)
                     back |= cont_paths
+                if id(s) in collective and all(falls):
+                    new_paths = {a | b for a in falls[0] for b in falls[1]}
                 paths = new_paths
             elif (blk := _block(s)) is not None:
                 paths, cont_paths = run(blk, paths, in_switch)
