@@ -45,6 +45,7 @@ class _LoopRecord:
     node: Tree
     seq_start: int
     depth: int = 0  # how many calls deep the loop's own function is
+    seq_end: int = 0
     created_loads: set = field(default_factory=set)
     # storage/workgroup writes in the loop: (stmt id, Ref written, atomic op or None, constant operand)
     writes: list = field(default_factory=list)
@@ -80,6 +81,14 @@ def _indirect(control: frozenset) -> frozenset:
 
 
 _SELF_WRITE = "<writes the awaited word>"
+_SOURCES: dict = {}
+
+
+def _interned(src: Source) -> Source:
+    """One object per distinct source: sets of them then compare by identity."""
+    if len(_SOURCES) > 100000:
+        _SOURCES.clear()
+    return _SOURCES.setdefault(src, src)
 
 
 _INVOCATION_IDS = {"local_invocation_id", "local_invocation_index", "subgroup_invocation_id",
@@ -194,6 +203,11 @@ class EntryWalker:
             self._pass()
             if before == (self.var_deps, self.mem_deps, self.loop_divergence):
                 break
+        for rec in self.loops_seen:
+            waited = self._waited_storage(rec)
+            if waited:
+                self.result.spin_loops.append(LoopReport(rec.key, Site.of(rec.node), waited,
+                                                         rec.seq_start, rec.seq_end))
         # (a loop waiting for memory presumes someone else: not written for one invocation)
         self.result.single_invocation = self._workgroup_size() == 1 and not self.result.spin_loops and not any(
             s.kind == "builtin" and s.name in WORKGROUP_IDENTITY_BUILTINS | NONUNIFORM_BUILTINS
@@ -215,6 +229,7 @@ class EntryWalker:
 
     def _pass(self):
         self.result = EntryAnalysis(self.entry, load_refs=self.load_refs)
+        self.loops_seen: list[_LoopRecord] = []
         self.seq = 0
         self.context: tuple = ()
         self.call_stack: list[Frame] = []
@@ -232,7 +247,7 @@ class EntryWalker:
 
     def _entry_param(self, name, ptype, builtin) -> Val:
         if builtin:
-            return Val(frozenset({Source("builtin", builtin)}))
+            return Val(frozenset({_interned(Source("builtin", builtin))}))
         members = self.module.structs.get(type_name(ptype) or "")
         if members:
             fields = {m: Val(frozenset({Source("builtin", b)}) if b else EMPTY) for m, b in members.items()}
@@ -504,9 +519,8 @@ class EntryWalker:
         self.loop_stack.pop()
         self.loop_divergence[key] = self.loop_divergence.get(key, EMPTY) | divergence
 
-        waited = self._waited_storage(rec)
-        if waited:
-            self.result.spin_loops.append(LoopReport(key, site, waited, rec.seq_start, self.seq))
+        rec.seq_end = self.seq
+        self.loops_seen.append(rec)  # judged once the walk has converged (see run)
         leaves_fn = frozenset({"return"}) & flow.leaves
         return Flow(falls=True, leaves=leaves_fn, divergence=flow.divergence if leaves_fn else EMPTY,
                     waited=_atomic_reads(self.loop_divergence[key]))
@@ -585,10 +599,10 @@ class EntryWalker:
     def _load(self, val: Val, node, ctx: Ctx) -> Val:
         ref = val.ref
         if ref.local_key is not None:
-            deps = (val.deps | ref.index_deps | {Source("var", ref.local_key)}
+            deps = (val.deps | ref.index_deps | {_interned(Source("var", ref.local_key))}
                     | self.var_deps.get(ref.local_key, EMPTY))
             return Val(deps)
-        src = Source("load", str(ref.loc), ref.loc, site=Site.of(node))
+        src = _interned(Source("load", str(ref.loc), ref.loc, site=Site.of(node)))
         self._created(src)
         self.load_refs[src] = ref
         self._access("read", False, None, ref, Site.of(node), ctx, source=src)
@@ -698,7 +712,7 @@ class EntryWalker:
             return self._call_function(name, args, site, ctx)
         if name.startswith(("subgroup", "quad")):
             # equal within a subgroup at best, not across the workgroup
-            return Val(_union(args) | {Source("builtin", name + "()")})
+            return Val(_union(args) | {_interned(Source("builtin", name + "()"))})
         return Val(_union(args))  # other built-in functions and constructors: pure
 
     def _frames(self, site: Site, ctx: Ctx) -> list[Frame]:
@@ -731,8 +745,8 @@ class EntryWalker:
             self._access("write", True, name, ref, site, ctx, operand_deps=operand_deps,
                          operand_const=operand_const)
             return Val()
-        src = Source("load", str(ref.loc), ref.loc, atomic=True,
-                     rmw=None if name == "atomicLoad" else name, site=site)
+        src = _interned(Source("load", str(ref.loc), ref.loc, atomic=True,
+                               rmw=None if name == "atomicLoad" else name, site=site))
         self._created(src)
         self.load_refs[src] = ref
         if name == "atomicCompareExchangeWeak" and operands and any(

@@ -66,7 +66,7 @@ class Loc:
         return ".".join((self.root,) + self.path)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Source:
     """Where part of a value comes from.
 
@@ -90,6 +90,16 @@ class Source:
     # True when it reaches the value through workgroupUniformLoad: the value is then
     # uniform across the workgroup, whatever it was computed from.
     uniform: bool = False
+
+    def __eq__(self, other) -> bool:  # sources fill large sets: compare cheaply
+        if self is other:
+            return True
+        if other.__class__ is not Source or hash(self) != hash(other):
+            return False
+        return (self.kind, self.name, self.loc, self.atomic, self.rmw, self.site, self.context,
+                self.indirect, self.uniform) == (other.kind, other.name, other.loc, other.atomic,
+                                                 other.rmw, other.site, other.context, other.indirect,
+                                                 other.uniform)
 
     def __hash__(self) -> int:  # sources fill large sets: hash each once
         h = self.__dict__.get("_hash")
