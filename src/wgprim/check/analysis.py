@@ -193,6 +193,7 @@ class EntryWalker:
         self.lock_free: set[Source] = set()
         self._consts: dict[int, int | None] = {}
         self._masks: dict[int, int] = {}  # atomicLoad call -> constant its value is ANDed with
+        self.name_masks: dict[Source, int] = {}  # atomic read -> bits masked out of it later
         self._used: dict[str, set] = {}  # function -> identifiers its body mentions
 
     # ---- driver
@@ -203,6 +204,9 @@ class EntryWalker:
             self._pass()
             if before == (self.var_deps, self.mem_deps, self.loop_divergence):
                 break
+        for access in self.result.accesses:
+            if access.mask is None and access.source in self.name_masks:
+                access.mask = self.name_masks[access.source]
         for rec in self.loops_seen:
             waited = self._waited_storage(rec)
             if waited:
@@ -632,6 +636,13 @@ class EntryWalker:
                         m = self._const(other)
                         if m is not None:
                             self._masks[id(call)] = m
+                    elif isinstance(call, Tree) and call.data == "ident_expr":
+                        # `let f = atomicLoad(&w); if (f & MASK) != 0u`: a word of bit flags
+                        m = self._const(other)
+                        if m is not None:
+                            for src in self._lookup(str(call.children[0])).deps:
+                                if src.kind == "load" and src.atomic and not src.indirect:
+                                    self.name_masks[src] = self.name_masks.get(src, 0) | m
             return Val(self._value(node.children[0], ctx).deps | self._value(node.children[2], ctx).deps)
         if kind == "unop":
             op, operand = node.children

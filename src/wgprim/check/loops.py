@@ -69,6 +69,7 @@ def exits(loop: Tree) -> list[list[Tree]]:
         found.append([break_if])
 
     def visit(stmts, conds, in_nested_loop):
+        conds = list(conds)
         for s in stmts:
             if s.data == "break_stmt" and not in_nested_loop:
                 found.append(list(conds))
@@ -82,11 +83,33 @@ def exits(loop: Tree) -> list[list[Tree]]:
                 inner = in_nested_loop or s.data == "switch_stmt"
                 for lst in br[1]:
                     visit(lst, conds + [br[0]], inner)
+                if _may_jump(s):
+                    # what follows runs only when this branch did not `continue` (or leave):
+                    # its condition decides the exits below too
+                    conds.append(br[0])
             elif (blk := _block(s)) is not None:
                 visit(blk, conds, in_nested_loop)
 
     visit(body + cont, [], False)
     return found
+
+
+def _may_jump(stmt: Tree) -> bool:
+    """Whether a branch statement can `continue`, `break` or `return` out of its loop."""
+    def walk(node, in_loop, in_switch):
+        for child in node.children:
+            if not isinstance(child, Tree):
+                continue
+            if child.data == "continue_stmt" and not in_loop:
+                return True
+            if child.data == "break_stmt" and not in_loop and not in_switch:
+                return True
+            if child.data in ("return_stmt", "discard_stmt"):
+                return True
+            if walk(child, in_loop or child.data in LOOP_KINDS, in_switch or child.data == "switch_stmt"):
+                return True
+        return False
+    return walk(stmt, False, stmt.data == "switch_stmt")
 
 
 def conditions(loop: Tree) -> list[Tree]:
