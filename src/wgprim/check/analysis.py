@@ -45,6 +45,7 @@ class _LoopRecord:
     node: Tree
     seq_start: int
     depth: int = 0  # how many calls deep the loop's own function is
+    barrier: bool = False  # a workgroup barrier inside: its invocations go around together
     seq_end: int = 0
     created_loads: set = field(default_factory=set)
     # storage/workgroup writes in the loop: (stmt id, Ref written, atomic op or None, constant operand)
@@ -552,6 +553,8 @@ class EntryWalker:
                     continue
                 src = src.direct()
                 if src.awaitable and src in rec.created_loads and src not in self.lock_free:
+                    if rec.barrier and src.loc.space == "workgroup":
+                        continue  # the invocations it waits for meet it at the barrier
                     exit_reads.add(src)
         if not exit_reads:
             return []
@@ -704,6 +707,8 @@ class EntryWalker:
         if name in ATOMIC_RMW or name in ("atomicLoad", "atomicStore"):
             return self._atomic(name, arg_nodes, site, ctx, result_used, self._masks.get(id(node)))
         if name in BARRIERS or name == "workgroupUniformLoad":
+            for rec in self.loop_stack:
+                rec.barrier = True
             self.result.barriers.append(Barrier(name, site, self._next_seq(), self._frames(site, ctx)))
             if name == "workgroupUniformLoad" and arg_nodes:
                 pointer = self._eval(arg_nodes[0], ctx)
