@@ -17,6 +17,12 @@ DOC = """\
 - on the writing side, an atomic store or read-modify-write of that flag after an ordinary
   write of the data it guards — the atomic is reported.
 
+A lock (taken with a spin loop, inline or in a helper function such as `lock()`) guards
+the data the same way: the ordinary read inside the critical section is reported once; the
+release that follows is part of the same problem and is not reported again. An entry point
+written for a one-invocation dispatch (workgroup size 1, no address built from an id, no
+waiting loop) reads back its own writes in program order and is not flagged.
+
 **Why it is wrong.** Atomics are indivisible, not ordering: that invocation A set the flag
 says nothing about whether A's ordinary writes to other addresses are visible to B.
 `storageBarrier()` does not fix it either, since it orders only the calling workgroup's own

@@ -16,7 +16,11 @@ minimum or maximum read as if it were final.
 
 Not flagged: using the value *returned* by `atomicAdd` (an append-buffer reservation: each
 invocation gets its own slot), workgroup-memory atomics (the workgroup's own barrier makes
-them final), and the load at the top of a compare-exchange loop.
+them final), the load at the top of a compare-exchange loop, loads whose value is never
+used, `atomicAdd(&x, 0u)` (a read, not an accumulation), another constant index of the same
+array (`bump[1]` while `bump[0]` is added to), and bits masked out of a flag word that this
+dispatch only ORs other bits into (`atomicLoad(&failed) & EARLIER_STAGES` while the stage
+does `atomicOr(&failed, THIS_STAGE)`, directly or through a `let`).
 
 **Why it is wrong.** Atomics make the total exact, not early: while this workgroup reads,
 workgroups that have not run yet (or are running now) have still to add their part. The
