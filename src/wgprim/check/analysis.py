@@ -81,6 +81,54 @@ def _indirect(control: frozenset) -> frozenset:
     return out
 
 
+_PURE: dict = {}
+
+
+def _is_pure(module: ModuleInfo, name: str) -> bool:
+    """Whether a function only computes: no pointer parameters, no writes outside its own
+    variables, no atomics, no barriers, no reads of read_write storage, and only calls to
+    such functions. What it returns then depends on its arguments alone, and walking it
+    again at another call site records nothing a rule reads."""
+    key = (id(module), name)
+    if key not in _PURE:
+        _PURE[key] = False  # recursion is not pure
+        _PURE[key] = _compute_pure(module, name)
+        if len(_PURE) > 10000:
+            _PURE.clear()
+    return _PURE[key]
+
+
+def _compute_pure(module: ModuleInfo, name: str) -> bool:
+    fn = module.functions[name]
+    if any(ptype is not None and "ptr" in str(ptype.children[0]) for _, ptype, _ in fn.params):
+        return False
+    local = {p for p, _, _ in fn.params}
+    for node in fn.node.iter_subtrees():
+        if node.data in ("var_decl", "let_decl", "const_decl"):
+            typed = node.children[1] if node.data == "var_decl" else node.children[0]
+            local.add(str(typed.children[0]))
+    for node in fn.node.iter_subtrees():
+        if node.data in ("assign", "compound_assign", "increment", "decrement"):
+            target = node.children[0]
+            while isinstance(target, Tree) and target.data in ("index", "member"):
+                target = target.children[0]
+            if not (isinstance(target, Tree) and target.data == "ident_expr"
+                    and str(target.children[0]) in local):
+                return False
+        elif node.data in ("call_expr", "call_stmt"):
+            callee = str(node.children[0])
+            if callee.startswith("atomic") or callee in BARRIERS or callee == "workgroupUniformLoad":
+                return False
+            if callee in module.functions and not _is_pure(module, callee):
+                return False
+        elif node.data == "ident_expr":
+            loc = module.globals.get(str(node.children[0]))
+            if loc is not None and str(node.children[0]) not in local and (
+                    loc.writable_storage or loc.space == "private"):
+                return False
+    return True
+
+
 _SELF_WRITE = "<writes the awaited word>"
 _SOURCES: dict = {}
 
@@ -233,6 +281,8 @@ class EntryWalker:
         return total
 
     def _pass(self):
+        self._summaries = {}  # what variables hold may have grown since the last pass
+        self._created_log = []
         self.result = EntryAnalysis(self.entry, load_refs=self.load_refs)
         self.loops_seen: list[_LoopRecord] = []
         self.seq = 0
@@ -243,6 +293,8 @@ class EntryWalker:
         self.stmt_id = 0
         self.caller_stmts: list[int] = []  # the statement each active call is made from
         self.call_guards = EMPTY  # guards a called function leaves in force (a lock it took)
+        self._summaries: dict = {}  # (pure function, argument deps) -> (result, reads it made)
+        self._created_log: list[set] = []
         self.scopes: list[dict] = []
         self.returns: list[Val] = []
         self.cond_deps = {}
@@ -269,6 +321,28 @@ class EntryWalker:
         fn = self.module.functions[name]
         if name in self.active or len(self.active) > MAX_CALL_DEPTH:
             return Val(_union(args))
+        memo_key = None
+        if call_site is not None and _is_pure(self.module, name) and all(
+                a.ref is None and a.fields is None for a in args):
+            # a function that only computes (see _is_pure): walked once per pass for each
+            # distinct set of argument dependencies, then summarized
+            memo_key = (name, tuple(a.deps for a in args))
+            hit = self._summaries.get(memo_key)
+            if hit is not None:
+                result, created = hit
+                for src in created:
+                    self._created(src)
+                return result
+            self._created_log.append(set())
+        result = self._walk_function(name, fn, args, call_site, caller)
+        if memo_key is not None:
+            created = self._created_log.pop()
+            if self._created_log:
+                self._created_log[-1] |= created
+            self._summaries[memo_key] = (result, frozenset(created))
+        return result
+
+    def _walk_function(self, name, fn, args, call_site, caller) -> Val:
         self.call_stack.append(Frame(call_site, name, caller.control))
         saved_context, saved_stmt = self.context, self.stmt_id
         if call_site is not None:
@@ -622,6 +696,8 @@ class EntryWalker:
     def _created(self, src: Source):
         for rec in self.loop_stack:
             rec.created_loads.add(src)
+        if self._created_log:
+            self._created_log[-1].add(src)
 
     def _eval(self, node, ctx: Ctx) -> Val:
         if isinstance(node, Token):
