@@ -2,10 +2,15 @@
 
 The walk tracks, for every value, the set of `Source`s it depends on (built-in inputs,
 memory reads, loop counters), and records in program order the memory accesses, the
-barriers and the loops that wait for storage. Variables are flow-insensitive: a variable
-depends on everything ever stored into it, including the conditions it was stored under.
-The walk repeats until those dependencies stop growing (loops feed values back), and the
-events of the last pass are what the rules read.
+barriers and the loops. Variables and workgroup memory are flow-insensitive: each depends
+on everything ever stored into it, including the conditions it was stored under (that is
+how a wait travels through `var<workgroup>` and `workgroupUniformLoad`). The walk repeats
+until those dependencies stop growing (loops feed values back); the events of the last
+pass are what the rules read, and each loop is judged once, then (`_waited_storage`).
+
+Functions that only compute (`_is_pure`) are summarized: walked once per pass for each
+distinct set of argument dependencies. Other calls are walked at each call site, since
+what they record (accesses, barriers, loops) depends on where they are called from.
 """
 from __future__ import annotations
 
@@ -16,7 +21,7 @@ from lark import Token, Tree
 from . import loops
 from .model import (ATOMIC_RMW, BARRIERS, EMPTY, NONUNIFORM_BUILTINS, WORKGROUP_IDENTITY_BUILTINS,
                     Access, Barrier, EntryAnalysis, Frame, LoopReport, Ref, Site, Source, Val)
-from .symbols import ModuleInfo, attributes, ident_name, type_name
+from .symbols import ModuleInfo, attributes, type_name
 
 MAX_PASSES = 12
 MAX_CALL_DEPTH = 24

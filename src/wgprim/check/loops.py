@@ -112,19 +112,6 @@ def _may_jump(stmt: Tree) -> bool:
     return walk(stmt, False, stmt.data == "switch_stmt")
 
 
-def conditions(loop: Tree) -> list[Tree]:
-    """Every condition expression inside the loop, nested ones included."""
-    found = []
-    for node in loop.iter_subtrees():
-        if node.data in ("if_stmt", "while_stmt", "switch_stmt"):
-            found.append(node.children[1])
-        elif node.data == "for_stmt" and node.children[2] is not None:
-            found.append(node.children[2])
-        elif node.data == "break_if":
-            found.append(node.children[0])
-    return found
-
-
 def back_edge_paths(loop: Tree, progress: dict[int, frozenset],
                     collective: frozenset = frozenset()) -> set[frozenset]:
     """The ways around the loop, each as the set of variables it makes progress on.
