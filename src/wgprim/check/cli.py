@@ -128,6 +128,8 @@ def run(args: argparse.Namespace) -> int:
                 findings.extend(check_source(text, path, select, ignore))
             except WgslSyntaxError as e:
                 syntax_errors.append(e)
+            except RecursionError:
+                raise InputError(f"{path}: nested too deeply to analyze") from None
     except InputError as e:
         print(f"wgprim check: {e}", file=sys.stderr)
         return 2
