@@ -53,7 +53,7 @@ class _LoopRecord:
     barrier: bool = False  # a workgroup barrier inside: its invocations go around together
     seq_end: int = 0
     created_loads: set = field(default_factory=set)
-    # storage/workgroup writes in the loop: (stmt id, Ref written, atomic op or None, constant operand)
+    # storage/workgroup writes in the loop: (stmt id, Ref written, atomic op or None)
     writes: list = field(default_factory=list)
     declared: set = field(default_factory=set)
     # (stmt id, var key, vars read directly, compound, loads the stored value is computed from)
@@ -155,15 +155,12 @@ def _picks_invocations(deps: frozenset) -> bool:
             and not any(s.kind == "load" or (s.kind == "builtin" and s.name.endswith("()")) for s in deps))
 
 
-def _moves(op: str | None, operand: int | None) -> bool:
-    """Whether doing this write again and again keeps changing the word: an add or a
-    store of a computed value does; an exchange, a compare-exchange, `atomicOr(&l, 1u)`
-    or a store of a constant is the same write each time (how a lock spins)."""
-    if op in ("atomicAdd", "atomicSub"):
-        return True
-    if op in (None, "atomicStore"):
-        return operand is None
-    return False
+def _moves(op: str | None) -> bool:
+    """Whether a write of the awaited word on a way around the loop is the loop's own
+    progress: an add or a store is (the loop changes what it then reads: a work queue, a
+    flag it resets each round); an exchange, a compare-exchange, `atomicOr(&l, 1u)` or
+    `atomicMax` of a constant writes the same thing every time: that is how a lock spins."""
+    return op in (None, "atomicStore", "atomicAdd", "atomicSub")
 
 
 def _same_word(ref: Ref, loc, other: Ref | None) -> bool:
@@ -659,8 +656,8 @@ class EntryWalker:
         for stmt_id, keys in rec.pointer_calls:
             for k in keys & modified:
                 advance(stmt_id, k)
-        for stmt_id, ref, op, operand in rec.writes:
-            if not _moves(op, operand):
+        for stmt_id, ref, op in rec.writes:
+            if not _moves(op):
                 continue
             if any(_same_word(ref, src.loc, self.load_refs.get(src)) for src in exit_reads):
                 advance(stmt_id, _SELF_WRITE)
@@ -862,7 +859,7 @@ class EntryWalker:
             return
         if kind in ("write", "rmw"):
             for rec in self.loop_stack:
-                rec.writes.append((self._stmt_in(rec), ref, op, operand_const))
+                rec.writes.append((self._stmt_in(rec), ref, op))
         self.result.accesses.append(Access(
             kind, atomic, op, loc, ref, site, self._next_seq(), ctx.guards,
             tuple(rec.key for rec in self.loop_stack), result_used, source, operand_deps,

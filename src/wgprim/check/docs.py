@@ -167,10 +167,10 @@ of 9, so an upper bound; `kernels/histogram.wgsl` alone about 0.35 s, from 3.6 s
 On the test corpus (`tests/check/corpus/`: 43 positive files, reductions of real patterns
 — decoupled look-back scans and one-sweep radix sorts, ticket, exchange, test-and-set and
 compare-exchange locks, state machines, waits through workgroup memory — with 55 expected
-findings; 25 clean files, including decoupled-fallback scans (a spin budget in the loop, a
+findings; 26 clean files, including decoupled-fallback scans (a spin budget in the loop, a
 workgroup-memory lock, a windowed look-back whose budget lives in a helper), bounded polls,
 append buffers, work queues, failure-bit words and lock-free updates): every expected
-finding is reported and nothing else (recall 55/55, 0 of 25 clean files with a finding).
+finding is reported and nothing else (recall 55/55, 0 of 26 clean files with a finding).
 The unbounded twins of the fallback scans are reported. Of the
 forward-progress litmus tests reconstructed from a public WGSL suite (state machines over a
 `pc`, exchange locks, workgroup-memory spins), 4 of 4 files are flagged, every waiting

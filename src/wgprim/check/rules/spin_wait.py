@@ -23,8 +23,8 @@ invocation — in practice another workgroup — changes that memory. In detail:
   before the only `break`.
 - *Progress* is a counter the loop advances itself — a variable assigned from its own
   value (`spins += 1u`, `look -= 1u`), not from the value it waits for — that an exit
-  tests, or a write of the very word it waits on that changes it every time (an
-  `atomicAdd` work queue). Writes on the way out (publish, then `break`) and writes to
+  tests, or a store or add to the very word it waits on (an `atomicAdd` work queue, a
+  flag the loop resets each round). Writes on the way out (publish, then `break`) and writes to
   another word (`flags[me]` while waiting on `flags[me - 1u]`) are not progress.
 - `atomicExchange`, `atomicCompareExchangeWeak` with a constant expected value,
   `atomicOr(&lock, 1u)` and `atomicMax` of a constant write the same thing every time:
