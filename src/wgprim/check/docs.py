@@ -156,7 +156,8 @@ of 9, so an upper bound; `kernels/histogram.wgsl` alone about 0.35 s, from 3.6 s
   bits this dispatch never sets; different constant indices of one array; one-invocation
   dispatches; the release of a lock.
 - Rule precedence that does not depend on the selection; `--format sarif`; a pre-commit
-  hook; one-line errors for inputs that are not WGSL; about 5x faster.
+  hook; one-line errors for inputs that are not WGSL; `kernels/histogram.wgsl` checked in
+  about 0.35 s instead of 3.6 s.
 - The library's own kernels are checked as compiled: the test suite runs every primitive
   on small inputs (every operator and dtype, every sort, histogram and selection variant)
   and checks each shader module the device built (the preamble of its specialization plus
