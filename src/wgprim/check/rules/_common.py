@@ -12,6 +12,18 @@ def finding(rule_id: str, severity: str, site: Site, message: str, hint: str) ->
                    severity, message, hint)
 
 
+def touches(write, mask) -> bool:
+    """Whether an atomic write may change the bits `mask` selects (all bits: None).
+    `atomicLoad(&f) & DONE` is final when this dispatch only ORs other bits into `f`."""
+    if mask is None or write.operand_const is None:
+        return True
+    if write.op in ("atomicOr", "atomicXor"):
+        return write.operand_const & mask != 0
+    if write.op == "atomicAnd":
+        return ~write.operand_const & mask != 0
+    return True
+
+
 def arrival_counter(entry: EntryAnalysis, loop: LoopReport):
     """The counting read-modify-write (add, sub, ...), before the loop and outside it, on
     what the loop waits for: the loop is then waiting for every workgroup to arrive (a

@@ -1,7 +1,7 @@
 """same-dispatch-read: reading an atomic accumulator in the dispatch that accumulates it."""
 from __future__ import annotations
 
-from ._common import COUNTING_RMW, finding
+from ._common import COUNTING_RMW, finding, touches
 
 ID = "same-dispatch-read"
 SUMMARY = "atomic accumulator (counter, histogram bin, global min/max) read as final in the dispatch that accumulates it"
@@ -38,18 +38,6 @@ out[lid.x] = atomicLoad(&hist[lid.x]);   // other workgroups are still counting
 """
 
 
-def _touches(rmw, mask) -> bool:
-    """Whether a read-modify-write may change the bits `mask` selects (all bits: None).
-    `atomicLoad(&f) & DONE` is final when this dispatch only ORs other bits into `f`."""
-    if mask is None or rmw.operand_const is None:
-        return True
-    if rmw.op in ("atomicOr", "atomicXor"):
-        return rmw.operand_const & mask != 0
-    if rmw.op == "atomicAnd":
-        return ~rmw.operand_const & mask != 0
-    return True
-
-
 def check(entries):
     for entry in entries:
         accumulated = [a for a in entry.accesses
@@ -66,7 +54,7 @@ def check(entries):
                 continue  # spin-wait, global-barrier or flag-publish says more
             if not read.result_used:
                 continue  # a load whose value nobody looks at reads nothing as final
-            adds = [a for a in accumulated if a.ref.same_place(read.ref) and _touches(a, read.mask)]
+            adds = [a for a in accumulated if a.ref.same_place(read.ref) and touches(a, read.mask)]
             if not adds:
                 continue
             if any(read.source in a.operand_deps or set(a.loops) & set(read.loops) for a in adds):
