@@ -741,7 +741,8 @@ class EntryWalker:
                 text = " ".join(self._source_text(node.children[1]).split())
                 ref = replace(base.ref, index_deps=base.ref.index_deps | index.deps,
                               index_texts=base.ref.index_texts + (text,),
-                              const_index=base.ref.const_index + (self._const(node.children[1]),))
+                              const_index=base.ref.const_index + (self._const(node.children[1]),),
+                              index_dep_list=base.ref.index_dep_list + (index.deps,))
                 return Val(base.deps, ref)
             return Val(base.deps | index.deps)
         if kind == "member":

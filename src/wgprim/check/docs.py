@@ -165,13 +165,13 @@ of 9, so an upper bound; `kernels/histogram.wgsl` alone about 0.35 s, from 3.6 s
 
 ## Measured
 
-On the test corpus (`tests/check/corpus/`: 43 positive files, reductions of real patterns
+On the test corpus (`tests/check/corpus/`: 44 positive files, reductions of real patterns
 — decoupled look-back scans and one-sweep radix sorts, ticket, exchange, test-and-set and
-compare-exchange locks, state machines, waits through workgroup memory — with 55 expected
-findings; 27 clean files, including decoupled-fallback scans (a spin budget in the loop, a
+compare-exchange locks, state machines, waits through workgroup memory — with 56 expected
+findings; 28 clean files, including decoupled-fallback scans (a spin budget in the loop, a
 workgroup-memory lock, a windowed look-back whose budget lives in a helper), bounded polls,
 append buffers, work queues, failure-bit words and lock-free updates): every expected
-finding is reported and nothing else (recall 55/55, 0 of 27 clean files with a finding).
+finding is reported and nothing else (recall 56/56, 0 of 28 clean files with a finding).
 The unbounded twins of the fallback scans are reported. Of the
 forward-progress litmus tests reconstructed from a public WGSL suite (state machines over a
 `pc`, exchange locks, workgroup-memory spins), 4 of 4 files are flagged, every waiting
@@ -180,10 +180,12 @@ not a benchmark.
 
 ## What the checker still cannot see
 
-- **Index arithmetic.** Only constant indices are told apart (`bump[0]` from `bump[1]`).
-  `buf[OFFSET_A + i]` and `buf[OFFSET_B + j]` (two regions of one buffer) are one location,
-  and "this workgroup's slot" is recognized by an index built from `workgroup_id` or
-  `global_invocation_id`, not proven.
+- **Index arithmetic.** Only constant indices are told apart (`bump[0]` from `bump[1]`),
+  and a workgroup's own region only when both accesses use the same index expression
+  built from `workgroup_id` at one position (`rows[wid.x][...]`). `buf[OFFSET_A + i]` and
+  `buf[OFFSET_B + j]`, or `buf[wid.x * N + i]` and `buf[wid.x * N + j]` (regions of one
+  flat buffer), are one location; "this workgroup's slot" is recognized by an index built
+  from `workgroup_id` or `global_invocation_id`, not proven.
 - **Termination.** Progress is syntactic: a counter assigned from its own value and tested
   by an exit counts as a budget even if the test can never succeed (`spins` compared with
   a value it skips over, a counter reset on every way around). A bounded poll whose bound

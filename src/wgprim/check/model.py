@@ -175,6 +175,17 @@ class Ref:
     index_deps: frozenset = EMPTY
     index_texts: tuple[str, ...] = ()
     const_index: tuple = ()  # each index's value when it is a constant expression, else None
+    index_dep_list: tuple = ()  # what each index depends on
+
+    def own_workgroup_index(self, other: "Ref") -> bool:
+        """Whether both references index by the same expression built from `workgroup_id`
+        at some position (`hist[wid.x][bin]` and `hist[wid.x][lid.x]`): both are in this
+        workgroup's own region of the buffer, which no other workgroup touches."""
+        for text_a, text_b, deps in zip(self.index_texts, other.index_texts, self.index_dep_list):
+            if text_a == text_b and any(s.kind == "builtin" and s.name == "workgroup_id"
+                                        and not s.indirect for s in deps):
+                return True
+        return False
 
     def same_place(self, other: "Ref") -> bool:
         """Whether two references may reach the same word: overlapping variables, and no

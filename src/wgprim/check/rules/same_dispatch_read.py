@@ -18,7 +18,9 @@ Not flagged: using the value *returned* by `atomicAdd` (an append-buffer reserva
 invocation gets its own slot), workgroup-memory atomics (the workgroup's own barrier makes
 them final), the load at the top of a compare-exchange loop, loads whose value is never
 used, `atomicAdd(&x, 0u)` (a read, not an accumulation), another constant index of the same
-array (`bump[1]` while `bump[0]` is added to), and bits masked out of a flag word that this
+array (`bump[1]` while `bump[0]` is added to), this workgroup's own region of a buffer
+(`hist[wid.x][lid.x]` after `atomicAdd(&hist[wid.x][bin], 1u)`: the same index built from
+`workgroup_id` in both), and bits masked out of a flag word that this
 dispatch only ORs other bits into (`atomicLoad(&failed) & EARLIER_STAGES` while the stage
 does `atomicOr(&failed, THIS_STAGE)`, directly or through a `let`).
 
@@ -54,7 +56,8 @@ def check(entries):
                 continue  # spin-wait, global-barrier or flag-publish says more
             if not read.result_used:
                 continue  # a load whose value nobody looks at reads nothing as final
-            adds = [a for a in accumulated if a.ref.same_place(read.ref) and touches(a, read.mask)]
+            adds = [a for a in accumulated if a.ref.same_place(read.ref) and touches(a, read.mask)
+                    and not a.ref.own_workgroup_index(read.ref)]
             if not adds:
                 continue
             if any(read.source in a.operand_deps or set(a.loops) & set(read.loops) for a in adds):
