@@ -173,9 +173,10 @@ workgroup-memory lock, a windowed look-back whose budget lives in a helper), bou
 append buffers, work queues, failure-bit words and lock-free updates): every expected
 finding is reported and nothing else (recall 56/56, 0 of 28 clean files with a finding).
 The unbounded twins of the fallback scans are reported. Of the
-forward-progress litmus tests reconstructed from a public WGSL suite (state machines over a
-`pc`, exchange locks, workgroup-memory spins), 4 of 4 files are flagged, every waiting
-thread of them (7 of 7 loops). These are small numbers; the corpus is the regression test,
+forward-progress litmus tests of the public `forward_progress_litmus_tests` WGSL suite that
+were tried (state machines over a `pc`, exchange locks, workgroup-memory spins; four tests,
+two of them shortened), 4 of 4 files are flagged, every waiting thread of them (7 of 7
+loops). These are small numbers; the corpus is the regression test,
 not a benchmark.
 
 ## What the checker still cannot see
