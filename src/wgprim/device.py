@@ -234,7 +234,8 @@ def get_device() -> Device:
     with _lock:
         if _current is None:
             os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")  # silences a Mesa warning on headless Linux
-            _current = _open(_wanted_adapter or os.environ.get("WGPRIM_ADAPTER") or None)
+            wanted = _wanted_adapter if _wanted_adapter is not None else os.environ.get("WGPRIM_ADAPTER") or None
+            _current = _open(wanted)
         return _current
 
 

@@ -2,10 +2,15 @@
 
 The walk tracks, for every value, the set of `Source`s it depends on (built-in inputs,
 memory reads, loop counters), and records in program order the memory accesses, the
-barriers and the loops that wait for storage. Variables are flow-insensitive: a variable
-depends on everything ever stored into it, including the conditions it was stored under.
-The walk repeats until those dependencies stop growing (loops feed values back), and the
-events of the last pass are what the rules read.
+barriers and the loops. Variables and workgroup memory are flow-insensitive: each depends
+on everything ever stored into it, including the conditions it was stored under (that is
+how a wait travels through `var<workgroup>` and `workgroupUniformLoad`). The walk repeats
+until those dependencies stop growing (loops feed values back); the events of the last
+pass are what the rules read, and each loop is judged once, then (`_waited_storage`).
+
+Functions that only compute (`_is_pure`) are summarized: walked once per pass for each
+distinct set of argument dependencies. Other calls are walked at each call site, since
+what they record (accesses, barriers, loops) depends on where they are called from.
 """
 from __future__ import annotations
 
@@ -14,9 +19,9 @@ from dataclasses import dataclass, field, replace
 from lark import Token, Tree
 
 from . import loops
-from .model import (ATOMIC_RMW, BARRIERS, EMPTY, Access, Barrier, EntryAnalysis, Frame,
-                    LoopReport, Ref, Site, Source, Val)
-from .symbols import ModuleInfo, ident_name, type_name
+from .model import (ATOMIC_RMW, BARRIERS, EMPTY, NONUNIFORM_BUILTINS, WORKGROUP_IDENTITY_BUILTINS,
+                    Access, Barrier, EntryAnalysis, Frame, LoopReport, Ref, Site, Source, Val)
+from .symbols import ModuleInfo, attributes, type_name
 
 MAX_PASSES = 12
 MAX_CALL_DEPTH = 24
@@ -36,6 +41,7 @@ class Flow:
     leaves: frozenset = frozenset()  # subset of {"return", "break", "continue"}
     divergence: frozenset = EMPTY  # what decides whether it leaves early
     waited: frozenset = EMPTY  # atomic reads a loop waited on: they guard what follows
+    guards: frozenset = EMPTY  # guards in force where the block ends (for callers of a function)
 
 
 @dataclass
@@ -43,15 +49,176 @@ class _LoopRecord:
     key: tuple
     node: Tree
     seq_start: int
+    depth: int = 0  # how many calls deep the loop's own function is
+    barrier: bool = False  # a workgroup barrier inside: its invocations go around together
+    seq_end: int = 0
     created_loads: set = field(default_factory=set)
-    written: list = field(default_factory=list)
+    # storage/workgroup writes in the loop: (stmt id, Ref written, atomic op or None)
+    writes: list = field(default_factory=list)
     declared: set = field(default_factory=set)
-    assignments: list = field(default_factory=list)  # (stmt id, var key, vars read, compound)
+    # (stmt id, var key, vars read directly, compound, loads the stored value is computed from)
+    assignments: list = field(default_factory=list)
     pointer_calls: list = field(default_factory=list)  # (stmt id, var keys passed by pointer)
 
 
+_ATOMIC_READS: dict = {}
+
+
 def _atomic_reads(deps: frozenset) -> frozenset:
-    return frozenset(s.direct() for s in deps if s.kind == "load" and s.atomic)
+    out = _ATOMIC_READS.get(deps)
+    if out is None:
+        if len(_ATOMIC_READS) > 50000:
+            _ATOMIC_READS.clear()
+        out = _ATOMIC_READS[deps] = frozenset(s.direct() for s in deps if s.kind == "load" and s.atomic)
+    return out
+
+
+_INDIRECT: dict = {}
+
+
+def _indirect(control: frozenset) -> frozenset:
+    """`control` as sources reached through a condition only (memoized: control sets repeat)."""
+    out = _INDIRECT.get(control)
+    if out is None:
+        if len(_INDIRECT) > 50000:
+            _INDIRECT.clear()
+        out = _INDIRECT[control] = frozenset(s.through_control() for s in control)
+    return out
+
+
+_PURE: dict = {}
+
+
+def _is_pure(module: ModuleInfo, name: str) -> bool:
+    """Whether a function only computes: no pointer parameters, no writes outside its own
+    variables, no atomics, no barriers, no reads of read_write storage, and only calls to
+    such functions. What it returns then depends on its arguments alone, and walking it
+    again at another call site records nothing a rule reads."""
+    key = (id(module), name)
+    if key not in _PURE:
+        _PURE[key] = False  # recursion is not pure
+        _PURE[key] = _compute_pure(module, name)
+        if len(_PURE) > 10000:
+            _PURE.clear()
+    return _PURE[key]
+
+
+def _compute_pure(module: ModuleInfo, name: str) -> bool:
+    fn = module.functions[name]
+    if any(ptype is not None and "ptr" in str(ptype.children[0]) for _, ptype, _ in fn.params):
+        return False
+    local = {p for p, _, _ in fn.params}
+    for node in fn.node.iter_subtrees():
+        if node.data in ("var_decl", "let_decl", "const_decl"):
+            typed = node.children[1] if node.data == "var_decl" else node.children[0]
+            local.add(str(typed.children[0]))
+    for node in fn.node.iter_subtrees():
+        if node.data in ("assign", "compound_assign", "increment", "decrement"):
+            target = node.children[0]
+            while isinstance(target, Tree) and target.data in ("index", "member"):
+                target = target.children[0]
+            if not (isinstance(target, Tree) and target.data == "ident_expr"
+                    and str(target.children[0]) in local):
+                return False
+        elif node.data in ("call_expr", "call_stmt"):
+            callee = str(node.children[0])
+            if callee.startswith("atomic") or callee in BARRIERS or callee == "workgroupUniformLoad":
+                return False
+            if callee in module.functions and not _is_pure(module, callee):
+                return False
+        elif node.data == "ident_expr":
+            loc = module.globals.get(str(node.children[0]))
+            if loc is not None and str(node.children[0]) not in local and (
+                    loc.writable_storage or loc.space == "private"):
+                return False
+    return True
+
+
+_SELF_WRITE = "<writes the awaited word>"
+_SOURCES: dict = {}
+
+
+def _interned(src: Source) -> Source:
+    """One object per distinct source: sets of them then compare by identity."""
+    if len(_SOURCES) > 100000:
+        _SOURCES.clear()
+    return _SOURCES.setdefault(src, src)
+
+
+_INVOCATION_IDS = {"local_invocation_id", "local_invocation_index", "subgroup_invocation_id",
+                   "subgroup_id"}
+
+
+def _picks_invocations(deps: frozenset) -> bool:
+    """A condition on the invocation's place in its workgroup only (`lid.x == 0u`)."""
+    return (any(s.kind == "builtin" and s.name in _INVOCATION_IDS for s in deps)
+            and not any(s.kind == "load" or (s.kind == "builtin" and s.name.endswith("()")) for s in deps))
+
+
+def _moves(op: str | None) -> bool:
+    """Whether a write of the awaited word on a way around the loop is the loop's own
+    progress: an add or a store is (the loop changes what it then reads: a work queue, a
+    flag it resets each round); an exchange, a compare-exchange, `atomicOr(&l, 1u)` or
+    `atomicMax` of a constant writes the same thing every time: that is how a lock spins."""
+    return op in (None, "atomicStore", "atomicAdd", "atomicSub")
+
+
+def _same_word(ref: Ref, loc, other: Ref | None) -> bool:
+    """Whether a write through `ref` may hit the word a read of `loc` through `other`
+    reads: same variable and member path, and the same index expressions (a write to
+    `flags[me]` does not change `flags[me - 1u]`)."""
+    if not ref.loc.overlaps(loc):
+        return False
+    if other is None or not ref.index_texts or not other.index_texts:
+        return True
+    return ref.index_texts == other.index_texts
+
+
+_BINOPS = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "/": lambda a, b: a // b if b else None, "%": lambda a, b: a % b if b else None,
+    "<<": lambda a, b: a << b if 0 <= b < 64 else None, ">>": lambda a, b: a >> b if 0 <= b < 64 else None,
+    "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
+}
+
+
+def _const_value(node, walker) -> int | None:
+    if isinstance(node, Token) or not isinstance(node, Tree):
+        return None
+    kind = node.data
+    if kind == "literal":
+        tok = str(node.children[0])
+        if node.children[0].type != "INT":
+            return None
+        return int(tok.rstrip("iu"), 0) if tok.rstrip("iu") else 0
+    if kind == "ident_expr":
+        init = walker.module.const_values.get(str(node.children[0]))
+        return walker._const(init) if init is not None else None
+    if kind == "binop":
+        a, op, b = node.children
+        fn = _BINOPS.get(str(op))
+        x, y = walker._const(a), walker._const(b)
+        if fn is None or x is None or y is None:
+            return None
+        v = fn(x, y)
+        return None if v is None else v & 0xFFFFFFFF
+    if kind == "unop":
+        op, operand = node.children
+        x = walker._const(operand)
+        if x is None:
+            return None
+        return {"-": -x & 0xFFFFFFFF, "~": ~x & 0xFFFFFFFF}.get(str(op))
+    if kind == "call_expr" and str(node.children[0]) in ("u32", "i32"):
+        args = node.children[2].children[0]
+        if args is not None and len(args.children) == 1:
+            return walker._const(args.children[0])
+    return None
+
+
+# read-modify-writes that leave the word as it is when their operand is this constant:
+# `atomicAdd(&x, 0u)` is a read
+_IDENTITY_OPERAND = {"atomicAdd": 0, "atomicSub": 0, "atomicOr": 0, "atomicXor": 0,
+                     "atomicAnd": 0xFFFFFFFF}
 
 
 def _union(vals) -> frozenset:
@@ -67,27 +234,69 @@ class EntryWalker:
         self.text = text
         self.entry = entry
         self.var_deps: dict[str, frozenset] = {}
+        # workgroup memory, flow-insensitive like variables: root name -> what was stored
+        self.mem_deps: dict[str, frozenset] = {}
         self.loop_divergence: dict[tuple, frozenset] = {}
         self.cond_deps: dict[int, frozenset] = {}
+        self.load_refs: dict[Source, Ref] = {}  # where each read reads (its index)
+        # compare-exchanges whose expected value is a read of the same word: lock-free
+        # updates that fail only when someone else succeeded, not waits
+        self.lock_free: set[Source] = set()
+        self._consts: dict[int, int | None] = {}
+        self._masks: dict[int, int] = {}  # atomicLoad call -> constant its value is ANDed with
+        self.name_masks: dict[Source, int] = {}  # atomic read -> bits masked out of it later
+        self._used: dict[str, set] = {}  # function -> identifiers its body mentions
 
     # ---- driver
 
     def run(self) -> EntryAnalysis:
         for _ in range(MAX_PASSES):
-            before = (dict(self.var_deps), dict(self.loop_divergence))
+            before = (dict(self.var_deps), dict(self.mem_deps), dict(self.loop_divergence))
             self._pass()
-            if before == (self.var_deps, self.loop_divergence):
+            if before == (self.var_deps, self.mem_deps, self.loop_divergence):
                 break
+        for access in self.result.accesses:
+            if access.mask is None and access.source in self.name_masks:
+                access.mask = self.name_masks[access.source]
+        for rec in self.loops_seen:
+            waited = self._waited_storage(rec)
+            if waited:
+                self.result.spin_loops.append(LoopReport(rec.key, Site.of(rec.node), waited,
+                                                         rec.seq_start, rec.seq_end))
+        # (a loop waiting for memory presumes someone else: not written for one invocation)
+        self.result.single_invocation = self._workgroup_size() == 1 and not self.result.spin_loops and not any(
+            s.kind == "builtin" and s.name in WORKGROUP_IDENTITY_BUILTINS | NONUNIFORM_BUILTINS
+            for a in self.result.accesses for s in a.ref.index_deps)
         return self.result
 
+    def _workgroup_size(self) -> int | None:
+        """Invocations per workgroup when @workgroup_size is made of constants."""
+        attrs = attributes(self.module.functions[self.entry].node.children[0]).get("workgroup_size")
+        if not attrs:
+            return None
+        total = 1
+        for dim in attrs:
+            v = self._const(dim)
+            if v is None:
+                return None
+            total *= v
+        return total
+
     def _pass(self):
-        self.result = EntryAnalysis(self.entry)
+        self._summaries = {}  # what variables hold may have grown since the last pass
+        self._created_log = []
+        self.result = EntryAnalysis(self.entry, load_refs=self.load_refs)
+        self.loops_seen: list[_LoopRecord] = []
         self.seq = 0
         self.context: tuple = ()
         self.call_stack: list[Frame] = []
         self.loop_stack: list[_LoopRecord] = []
         self.active: list[str] = []
         self.stmt_id = 0
+        self.caller_stmts: list[int] = []  # the statement each active call is made from
+        self.call_guards = EMPTY  # guards a called function leaves in force (a lock it took)
+        self._summaries: dict = {}  # (pure function, argument deps) -> (result, reads it made)
+        self._created_log: list[set] = []
         self.scopes: list[dict] = []
         self.returns: list[Val] = []
         self.cond_deps = {}
@@ -97,7 +306,7 @@ class EntryWalker:
 
     def _entry_param(self, name, ptype, builtin) -> Val:
         if builtin:
-            return Val(frozenset({Source("builtin", builtin)}))
+            return Val(frozenset({_interned(Source("builtin", builtin))}))
         members = self.module.structs.get(type_name(ptype) or "")
         if members:
             fields = {m: Val(frozenset({Source("builtin", b)}) if b else EMPTY) for m, b in members.items()}
@@ -114,22 +323,48 @@ class EntryWalker:
         fn = self.module.functions[name]
         if name in self.active or len(self.active) > MAX_CALL_DEPTH:
             return Val(_union(args))
+        memo_key = None
+        if call_site is not None and _is_pure(self.module, name) and all(
+                a.ref is None and a.fields is None for a in args):
+            # a function that only computes (see _is_pure): walked once per pass for each
+            # distinct set of argument dependencies, then summarized
+            memo_key = (name, tuple(a.deps for a in args))
+            hit = self._summaries.get(memo_key)
+            if hit is not None:
+                result, created = hit
+                for src in created:
+                    self._created(src)
+                return result
+            self._created_log.append(set())
+        result = self._walk_function(name, fn, args, call_site, caller)
+        if memo_key is not None:
+            created = self._created_log.pop()
+            if self._created_log:
+                self._created_log[-1] |= created
+            self._summaries[memo_key] = (result, frozenset(created))
+        return result
+
+    def _walk_function(self, name, fn, args, call_site, caller) -> Val:
         self.call_stack.append(Frame(call_site, name, caller.control))
         saved_context, saved_stmt = self.context, self.stmt_id
         if call_site is not None:
             self.context = self.context + ((call_site.line, call_site.column),)
         self.active.append(name)
+        self.caller_stmts.append(saved_stmt)
         scope = {pname: arg for (pname, _, _), arg in zip(fn.params, args)}
         saved_scopes = self.scopes
         self.scopes = [scope]
         saved_returns = self.returns
         self.returns = []
         body = fn.node.children[-1]
-        self._block(body.children[1:], Ctx(guards=caller.guards))
+        flow = self._block(body.children[1:], Ctx(guards=caller.guards))
         result = Val(_union(self.returns))
         self.returns = saved_returns
         self.scopes = saved_scopes
+        self.caller_stmts.pop()
         self.active.pop()
+        # a wait inside the callee (taking a lock) guards what the caller does next
+        self.call_guards |= flow.guards - caller.guards
         self.context, self.stmt_id = saved_context, saved_stmt
         self.call_stack.pop()
         return result
@@ -150,7 +385,7 @@ class EntryWalker:
         return f"{self.call_stack[-1].function}:{name}@{site.line}:{site.column}"
 
     def _store_var(self, key: str, data: frozenset, control: frozenset):
-        deps = data | frozenset(s.through_control() for s in control)
+        deps = data | _indirect(control)
         self.var_deps[key] = self.var_deps.get(key, EMPTY) | deps
 
     # ---- statements
@@ -161,7 +396,11 @@ class EntryWalker:
         for stmt in stmts:
             if not isinstance(stmt, Tree):
                 continue
+            saved_call_guards, self.call_guards = self.call_guards, EMPTY
             f = self._stmt(stmt, ctx)
+            if self.call_guards:
+                ctx = replace(ctx, guards=ctx.guards | self.call_guards)
+            self.call_guards = saved_call_guards
             flow.leaves |= f.leaves
             if f.leaves and f.divergence:
                 flow.divergence |= f.divergence
@@ -173,6 +412,7 @@ class EntryWalker:
                 flow.falls = False
                 break
         self.scopes.pop()
+        flow.guards = ctx.guards
         return flow
 
     def _stmt(self, stmt: Tree, ctx: Ctx) -> Flow:
@@ -213,8 +453,22 @@ class EntryWalker:
 
     def _stmt_let_decl(self, stmt, ctx):
         typed, init = stmt.children
-        self.scopes[-1][str(typed.children[0])] = self._value(init, ctx)
+        name = str(typed.children[0])
+        if (isinstance(init, Tree) and init.data == "call_expr"
+                and name not in self._used_names(self.call_stack[-1].function)):
+            self._call(init, ctx, result_used=False)  # `let unused = atomicLoad(...)`
+            self.scopes[-1][name] = Val()
+            return Flow()
+        self.scopes[-1][name] = self._value(init, ctx)
         return Flow()
+
+    def _used_names(self, function: str) -> set:
+        used = self._used.get(function)
+        if used is None:
+            node = self.module.functions[function].node
+            used = self._used[function] = {str(n.children[0]) for n in node.iter_subtrees()
+                                           if n.data in ("ident_expr", "lhs_ident")}
+        return used
 
     _stmt_const_decl = _stmt_let_decl
 
@@ -247,13 +501,20 @@ class EntryWalker:
             return
         if ref.local_key is not None:
             self._store_var(ref.local_key, val.deps | ref.index_deps, ctx.control)
-            reads = frozenset(s.name for s in val.deps if s.kind == "var")
+            reads = frozenset(s.name for s in val.deps if s.kind == "var" and not s.indirect)
+            loads = frozenset(s for s in val.deps if s.kind == "load" and not s.indirect)
             for rec in self.loop_stack:
-                rec.assignments.append((self.stmt_id, ref.local_key, reads, compound))
+                rec.assignments.append((self._stmt_in(rec), ref.local_key, reads, compound, loads))
         elif ref.loc is not None:
             if compound:
                 self._load(target, lhs, ctx)
+            if ref.loc.space == "workgroup":
+                self._store_mem(ref.loc, val.deps, ctx.control)
             self._access("write", False, None, ref, Site.of(lhs), ctx)
+
+    def _store_mem(self, loc, data: frozenset, control: frozenset):
+        deps = data | _indirect(control)
+        self.mem_deps[loc.root] = self.mem_deps.get(loc.root, EMPTY) | deps
 
     def _condition(self, node, ctx: Ctx) -> frozenset:
         deps = self._value(node, ctx).deps
@@ -313,11 +574,12 @@ class EntryWalker:
     def _loop(self, stmt: Tree, ctx: Ctx) -> Flow:
         site = Site.of(stmt)
         key = (site.line, site.column, self.context)
-        rec = _LoopRecord(key, stmt, self.seq + 1)
+        rec = _LoopRecord(key, stmt, self.seq + 1, depth=len(self.caller_stmts))
         self.loop_stack.append(rec)
         body_ctx = replace(ctx, control=ctx.control | self.loop_divergence.get(key, EMPTY))
         cond, body, cont, break_if, update = loops.loop_parts(stmt)
         divergence = EMPTY
+        self.stmt_id = id(stmt)  # what the condition does belongs to the loop itself
         if cond is not None:
             divergence |= self._condition(cond, body_ctx)
         self.scopes.append({})
@@ -328,6 +590,7 @@ class EntryWalker:
             cont_ctx = replace(body_ctx, control=body_ctx.control | flow.divergence)
             self._block(cont, cont_ctx)
             if break_if is not None:
+                self.stmt_id = id(stmt)
                 self.scopes.append({})
                 divergence |= self._condition(break_if, cont_ctx)
                 self.scopes.pop()
@@ -337,38 +600,74 @@ class EntryWalker:
         self.loop_stack.pop()
         self.loop_divergence[key] = self.loop_divergence.get(key, EMPTY) | divergence
 
-        waited = self._waited_storage(rec)
-        if waited:
-            self.result.spin_loops.append(LoopReport(key, site, waited, rec.seq_start, self.seq))
+        rec.seq_end = self.seq
+        self.loops_seen.append(rec)  # judged once the walk has converged (see run)
         leaves_fn = frozenset({"return"}) & flow.leaves
         return Flow(falls=True, leaves=leaves_fn, divergence=flow.divergence if leaves_fn else EMPTY,
                     waited=_atomic_reads(self.loop_divergence[key]))
 
+    def _stmt_in(self, rec: _LoopRecord) -> int:
+        """The statement of the loop's own function that is running now (a call, when the
+        walk is inside a callee)."""
+        return self.stmt_id if len(self.caller_stmts) == rec.depth else self.caller_stmts[rec.depth]
+
     def _waited_storage(self, rec: _LoopRecord) -> list[Source]:
-        """Storage reads that decide the loop's exit when some way around it makes no
-        progress of its own: the loop then waits for someone else to change memory."""
+        """Memory reads that decide the loop's exit when some way around it makes no
+        progress of its own: the loop then waits for someone else to change memory.
+
+        Progress is a counter the loop advances itself (a variable assigned from its own
+        value, not from what the loop waits for) tested by an exit, or a write by the loop
+        of the very word it waits on. Exchanges are not progress: they are how a lock waits.
+        """
+        exit_conds = [cond for conds in loops.exits(rec.node) for cond in conds]
         exit_reads = set()
-        for conds in loops.exits(rec.node):
-            for cond in conds:
-                for src in self.cond_deps.get(id(cond), EMPTY):
-                    src = src.direct()
-                    if (src.kind == "load" and src in rec.created_loads and src.loc.writable_storage
-                            and not any(src.loc.overlaps(w) for w in rec.written)):
-                        exit_reads.add(src)
+        cond_vars = set()
+        for cond in exit_conds:
+            for src in self.cond_deps.get(id(cond), EMPTY):
+                if src.kind == "var":
+                    cond_vars.add(src.name)
+                    continue
+                src = src.direct()
+                if src.awaitable and src in rec.created_loads and src not in self.lock_free:
+                    if rec.barrier and src.loc.space == "workgroup":
+                        continue  # the invocations it waits for meet it at the barrier
+                    exit_reads.add(src)
         if not exit_reads:
             return []
-        modified = {k for _, k, _, _ in rec.assignments} - rec.declared
+        # variables the awaited reads' addresses come from: a loop that moves them walks
+        # through memory (a list, a search) rather than waiting on one word
+        address_vars = set()
+        for src in exit_reads:
+            ref = self.load_refs.get(src)
+            if ref is not None:
+                address_vars |= {s.name for s in ref.index_deps if s.kind == "var"}
+        modified = {a[1] for a in rec.assignments} - rec.declared
         progress: dict[int, frozenset] = {}
-        for stmt_id, k, reads, compound in rec.assignments:
-            if k in modified and (compound or reads & modified):
-                progress[stmt_id] = progress.get(stmt_id, frozenset()) | {k}
+
+        def advance(stmt_id, token):
+            progress[stmt_id] = progress.get(stmt_id, frozenset()) | {token}
+
+        for stmt_id, k, reads, compound, loads in rec.assignments:
+            if k not in modified or not (compound or k in reads):
+                continue
+            if k not in address_vars and any(src.direct() in exit_reads for src in loads):
+                continue  # computed from what the loop waits for: still waiting
+            advance(stmt_id, k)
         for stmt_id, keys in rec.pointer_calls:
-            if keys & modified:
-                progress[stmt_id] = progress.get(stmt_id, frozenset()) | (keys & modified)
-        cond_vars = set()
-        for cond in loops.conditions(rec.node):
-            cond_vars |= {s.name for s in self.cond_deps.get(id(cond), EMPTY) if s.kind == "var"}
-        if all(path & cond_vars for path in loops.back_edge_paths(rec.node, progress)):
+            for k in keys & modified:
+                advance(stmt_id, k)
+        for stmt_id, ref, op in rec.writes:
+            if not _moves(op):
+                continue
+            if any(_same_word(ref, src.loc, self.load_refs.get(src)) for src in exit_reads):
+                advance(stmt_id, _SELF_WRITE)
+        goals = cond_vars | {_SELF_WRITE}
+        collective = frozenset()
+        if not any(s.nonuniform for cond in exit_conds for s in self.cond_deps.get(id(cond), EMPTY)):
+            collective = frozenset(
+                id(node) for node in rec.node.iter_subtrees() if node.data == "if_stmt"
+                and _picks_invocations(self.cond_deps.get(id(node.children[1]), EMPTY)))
+        if all(path & goals for path in loops.back_edge_paths(rec.node, progress, collective)):
             return []
         return sorted(exit_reads, key=lambda s: (s.site.line, s.site.column))
 
@@ -383,17 +682,24 @@ class EntryWalker:
     def _load(self, val: Val, node, ctx: Ctx) -> Val:
         ref = val.ref
         if ref.local_key is not None:
-            deps = (val.deps | ref.index_deps | {Source("var", ref.local_key)}
+            deps = (val.deps | ref.index_deps | {_interned(Source("var", ref.local_key))}
                     | self.var_deps.get(ref.local_key, EMPTY))
             return Val(deps)
-        src = Source("load", str(ref.loc), ref.loc, site=Site.of(node), context=self.context)
+        src = _interned(Source("load", str(ref.loc), ref.loc, site=Site.of(node)))
         self._created(src)
+        self.load_refs[src] = ref
         self._access("read", False, None, ref, Site.of(node), ctx, source=src)
-        return Val(val.deps | ref.index_deps | {src})
+        return Val(val.deps | ref.index_deps | {src} | self._mem(ref.loc))
+
+    def _mem(self, loc) -> frozenset:
+        """What was stored into workgroup memory at `loc` (nothing for other spaces)."""
+        return self.mem_deps.get(loc.root, EMPTY) if loc.space == "workgroup" else EMPTY
 
     def _created(self, src: Source):
         for rec in self.loop_stack:
             rec.created_loads.add(src)
+        if self._created_log:
+            self._created_log[-1].add(src)
 
     def _eval(self, node, ctx: Ctx) -> Val:
         if isinstance(node, Token):
@@ -404,6 +710,20 @@ class EntryWalker:
         if kind == "literal":
             return Val()
         if kind == "binop":
+            if str(node.children[1]) == "&":  # `atomicLoad(&f) & MASK`: only MASK's bits are read
+                for call, other in ((node.children[0], node.children[2]), (node.children[2], node.children[0])):
+                    if (isinstance(call, Tree) and call.data == "call_expr"
+                            and str(call.children[0]) == "atomicLoad"):
+                        m = self._const(other)
+                        if m is not None:
+                            self._masks[id(call)] = m
+                    elif isinstance(call, Tree) and call.data == "ident_expr":
+                        # `let f = atomicLoad(&w); if (f & MASK) != 0u`: a word of bit flags
+                        m = self._const(other)
+                        if m is not None:
+                            for src in self._lookup(str(call.children[0])).deps:
+                                if src.kind == "load" and src.atomic and not src.indirect:
+                                    self.name_masks[src] = self.name_masks.get(src, 0) | m
             return Val(self._value(node.children[0], ctx).deps | self._value(node.children[2], ctx).deps)
         if kind == "unop":
             op, operand = node.children
@@ -420,7 +740,9 @@ class EntryWalker:
             if base.ref is not None:
                 text = " ".join(self._source_text(node.children[1]).split())
                 ref = replace(base.ref, index_deps=base.ref.index_deps | index.deps,
-                              index_texts=base.ref.index_texts + (text,))
+                              index_texts=base.ref.index_texts + (text,),
+                              const_index=base.ref.const_index + (self._const(node.children[1]),),
+                              index_dep_list=base.ref.index_dep_list + (index.deps,))
                 return Val(base.deps, ref)
             return Val(base.deps | index.deps)
         if kind == "member":
@@ -441,6 +763,15 @@ class EntryWalker:
         return Val(frozenset().union(*(self._value(c, ctx).deps for c in node.children
                                        if isinstance(c, Tree))))
 
+    def _const(self, node) -> int | None:
+        """The value of an integer constant expression (literals, module `const`s,
+        arithmetic and bit operators, u32()/i32()), else None."""
+        key = id(node)
+        if key not in self._consts:
+            self._consts[key] = None  # also stops a `const` defined by itself
+            self._consts[key] = _const_value(node, self)
+        return self._consts[key]
+
     def _source_text(self, node) -> str:
         meta = node.meta
         return self.text[meta.start_pos:meta.end_pos]
@@ -453,12 +784,17 @@ class EntryWalker:
         arg_nodes = list(arg_list.children) if arg_list is not None else []
         site = Site.of(node)
         if name in ATOMIC_RMW or name in ("atomicLoad", "atomicStore"):
-            return self._atomic(name, arg_nodes, site, ctx, result_used)
+            return self._atomic(name, arg_nodes, site, ctx, result_used, self._masks.get(id(node)))
         if name in BARRIERS or name == "workgroupUniformLoad":
+            for rec in self.loop_stack:
+                rec.barrier = True
             self.result.barriers.append(Barrier(name, site, self._next_seq(), self._frames(site, ctx)))
             if name == "workgroupUniformLoad" and arg_nodes:
-                self._eval(arg_nodes[0], ctx)
-            return Val()  # workgroupUniformLoad's result is uniform by definition
+                pointer = self._eval(arg_nodes[0], ctx)
+                if pointer.ref is not None and pointer.ref.loc is not None:
+                    # uniform by definition, but still computed from what was stored there
+                    return Val(frozenset(s.made_uniform() for s in self._mem(pointer.ref.loc)))
+            return Val()
         if name == "arrayLength":
             return Val()
         args = [self._value(a, ctx) for a in arg_nodes]
@@ -467,11 +803,11 @@ class EntryWalker:
                                      if a.is_pointer and a.ref.local_key is not None)
             if pointer_keys:
                 for rec in self.loop_stack:
-                    rec.pointer_calls.append((self.stmt_id, pointer_keys))
+                    rec.pointer_calls.append((self._stmt_in(rec), pointer_keys))
             return self._call_function(name, args, site, ctx)
         if name.startswith(("subgroup", "quad")):
             # equal within a subgroup at best, not across the workgroup
-            return Val(_union(args) | {Source("builtin", name + "()")})
+            return Val(_union(args) | {_interned(Source("builtin", name + "()"))})
         return Val(_union(args))  # other built-in functions and constructors: pure
 
     def _frames(self, site: Site, ctx: Ctx) -> list[Frame]:
@@ -485,7 +821,8 @@ class EntryWalker:
             frames.append(Frame(where, frame.function, control))
         return frames
 
-    def _atomic(self, name: str, arg_nodes, site: Site, ctx: Ctx, result_used: bool) -> Val:
+    def _atomic(self, name: str, arg_nodes, site: Site, ctx: Ctx, result_used: bool,
+                mask: int | None = None) -> Val:
         if not arg_nodes:
             return Val()
         pointer = self._eval(arg_nodes[0], ctx)
@@ -494,28 +831,40 @@ class EntryWalker:
         if ref is None or ref.loc is None:
             return Val(_union(operands) | pointer.deps)
         operand_deps = _union(operands)
+        operand_const = self._const(arg_nodes[1]) if len(arg_nodes) == 2 else None
+        if operand_const is not None and _IDENTITY_OPERAND.get(name) == operand_const:
+            name = "atomicLoad"  # changes nothing: a read written as a read-modify-write
+        if ref.loc.space == "workgroup" and name != "atomicLoad":
+            self._store_mem(ref.loc, operand_deps, ctx.control)
         if name == "atomicStore":
-            self._access("write", True, name, ref, site, ctx, operand_deps=operand_deps)
+            self._access("write", True, name, ref, site, ctx, operand_deps=operand_deps,
+                         operand_const=operand_const)
             return Val()
-        src = Source("load", str(ref.loc), ref.loc, atomic=True,
-                     rmw=None if name == "atomicLoad" else name, site=site, context=self.context)
+        src = _interned(Source("load", str(ref.loc), ref.loc, atomic=True,
+                               rmw=None if name == "atomicLoad" else name, site=site))
         self._created(src)
+        self.load_refs[src] = ref
+        if name == "atomicCompareExchangeWeak" and operands and any(
+                s.kind == "load" and s.loc is not None and s.loc.overlaps(ref.loc)
+                for s in operands[0].deps):
+            self.lock_free.add(src)
         kind = "read" if name == "atomicLoad" else "rmw"
         self._access(kind, True, name, ref, site, ctx, result_used=result_used, source=src,
-                     operand_deps=operand_deps)
-        return Val(pointer.deps | ref.index_deps | {src})
+                     operand_deps=operand_deps, operand_const=operand_const, mask=mask)
+        return Val(pointer.deps | ref.index_deps | {src} | self._mem(ref.loc))
 
     def _access(self, kind, atomic, op, ref: Ref, site: Site, ctx: Ctx, result_used=True, source=None,
-                operand_deps=EMPTY):
+                operand_deps=EMPTY, operand_const=None, mask=None):
         loc = ref.loc
         if loc.space not in ("storage", "workgroup"):
             return
         if kind in ("write", "rmw"):
             for rec in self.loop_stack:
-                rec.written.append(loc)
+                rec.writes.append((self._stmt_in(rec), ref, op))
         self.result.accesses.append(Access(
             kind, atomic, op, loc, ref, site, self._next_seq(), ctx.guards,
-            tuple(rec.key for rec in self.loop_stack), result_used, source, operand_deps))
+            tuple(rec.key for rec in self.loop_stack), result_used, source, operand_deps,
+            operand_const, mask))
 
 
 def analyze(module: ModuleInfo, text: str) -> list[EntryAnalysis]:

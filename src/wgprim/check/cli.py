@@ -18,8 +18,9 @@ from .rules import ALL, BY_ID
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help=".wgsl files or directories to check ('-' reads standard input)")
-    parser.add_argument("--format", choices=("text", "json"), default="text",
-                        help="output format (default: text)")
+    parser.add_argument("--format", choices=("text", "json", "sarif"), default="text",
+                        help="output format: text, json, or sarif (SARIF 2.1.0, for code "
+                             "scanning); default text")
     parser.add_argument("--select", metavar="RULES", default="",
                         help="comma-separated rule ids to run (default: all)")
     parser.add_argument("--ignore", metavar="RULES", default="",
@@ -44,20 +45,49 @@ def _explain(rule_id: str) -> int:
     return 0
 
 
-def _sources(paths: list[str]):
-    """(display path, text) for every input; raises FileNotFoundError for a missing path."""
+class InputError(Exception):
+    """An input that cannot be checked at all: reported on one line, exit status 2."""
+
+
+def _files(paths: list[str]) -> list[str | Path]:
+    """The inputs, directories expanded to their .wgsl files ('-' is standard input)."""
+    files: list[str | Path] = []
     for raw in paths:
         if raw == "-":
-            yield "<stdin>", sys.stdin.read()
+            files.append("-")
             continue
         path = Path(raw)
         if path.is_dir():
-            for file in sorted(path.rglob("*.wgsl")):
-                yield str(file), file.read_text(encoding="utf-8")
+            found = sorted(p for p in path.rglob("*.wgsl") if p.is_file())
+            if not found:
+                raise InputError(f"no .wgsl files under {raw}")
+            files.extend(found)
         elif path.is_file():
-            yield str(path), path.read_text(encoding="utf-8")
+            files.append(path)
         else:
-            raise FileNotFoundError(raw)
+            raise InputError(f"no such file or directory: {raw}")
+    return files
+
+
+def _read(file: str | Path) -> tuple[str, str]:
+    """(display path, text); raises InputError for input that is not UTF-8 text."""
+    if file == "-":
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:  # a text stream that was never bytes
+            return "<stdin>", sys.stdin.read()
+        data, name = stream.read(), "<stdin>"
+    else:
+        try:
+            data, name = Path(file).read_bytes(), str(file)
+        except OSError as e:
+            raise InputError(f"cannot read {file}: {e.strerror or e}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"{name}: not UTF-8 text (byte {e.start}): WGSL source is UTF-8") from None
+    if "\0" in text:
+        raise InputError(f"{name}: binary file, not WGSL source")
+    return name, text.removeprefix("\ufeff")
 
 
 def _syntax_finding(err: WgslSyntaxError) -> Finding:
@@ -92,18 +122,28 @@ def run(args: argparse.Namespace) -> int:
     findings: list[Finding] = []
     syntax_errors: list[WgslSyntaxError] = []
     try:
-        for path, text in _sources(args.paths):
+        for file in _files(args.paths):
+            path, text = _read(file)
             try:
                 findings.extend(check_source(text, path, select, ignore))
             except WgslSyntaxError as e:
                 syntax_errors.append(e)
-    except FileNotFoundError as e:
-        print(f"wgprim check: no such file or directory: {e}", file=sys.stderr)
+            except RecursionError:
+                raise InputError(f"{path}: nested too deeply to analyze") from None
+    except InputError as e:
+        print(f"wgprim check: {e}", file=sys.stderr)
         return 2
 
     if args.format == "json":
         items = [f.to_dict() for f in findings] + [_syntax_finding(e).to_dict() for e in syntax_errors]
         print(json.dumps(items, indent=2))
+    elif args.format == "sarif":
+        from .sarif import to_sarif
+
+        errors = [_syntax_finding(e) for e in syntax_errors]
+        print(json.dumps(to_sarif(findings + errors), indent=2))
+        for e in syntax_errors:
+            print(e, file=sys.stderr)
     else:
         for e in syntax_errors:
             print(e, file=sys.stderr)

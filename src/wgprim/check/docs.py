@@ -27,6 +27,7 @@ wgprim check kernels/                # every .wgsl file under a directory
 wgprim check a.wgsl b.wgsl           # files
 cat a.wgsl | wgprim check -          # standard input
 wgprim check --format json src/      # machine-readable
+wgprim check --format sarif src/ > wgsl.sarif   # for GitHub code scanning
 wgprim check --select spin-wait,flag-publish src/
 wgprim check --ignore same-dispatch-read src/
 wgprim check --explain spin-wait     # the documentation of one rule
@@ -36,7 +37,7 @@ wgprim check --list-rules
 Output, one finding per problem, then a hint:
 
 ```text
-scan.wgsl:41:5: spin-wait: loop waits for `state` (atomicLoad at line 42), which nothing in the loop writes: ...
+scan.wgsl:41:5: spin-wait: loop waits for `state` (atomicLoad at line 42), which it does not change on its own ...
   hint: split the work at this point into two dispatches ...
 ```
 
@@ -45,18 +46,61 @@ scan.wgsl:41:5: spin-wait: loop waits for `state` (atomicLoad at line 42), which
 start at 1). A file that does not parse is reported as `file:line:col: error: message`
 (in JSON, an object whose `rule` is `syntax-error`).
 
-Exit status: 0 when clean, 1 when there are findings, 2 on usage or syntax errors.
+`--format sarif` prints one SARIF 2.1.0 log as GitHub code scanning reads it:
+`runs[0].tool.driver.rules` lists every rule with `id`, `shortDescription`,
+`fullDescription` and `help` (the rule's documentation in markdown); each result has its
+`ruleId`, a `message` (the finding and its hint), one physical location whose
+`artifactLocation.uri` is the path relative to the current directory (run it from the
+repository root) with its `region`, and `partialFingerprints` that hash the rule, the file
+and the text of the flagged line, so a finding keeps its identity when lines are inserted
+above it. Syntax errors are results of a `syntax-error` rule.
+
+```yaml
+# .github/workflows/wgsl.yml (a step)
+- run: wgprim check --format sarif shaders/ > wgsl.sarif || true
+- uses: github/codeql-action/upload-sarif@v3
+  with: { sarif_file: wgsl.sarif }
+```
+
+Exit status: 0 when clean, 1 when there are findings, 2 on usage errors, syntax errors and
+inputs that cannot be checked. Those give one line on standard error and no traceback: a
+missing path, a directory without `.wgsl` files, a file that is not UTF-8 text, a binary
+file, and files that are not WGSL but something that renders it — template placeholders
+(`{{x}}`, `${x}`), preprocessor directives (`#import`, `#define_import_path`, `#ifdef`;
+check the shader after they are resolved) and naga's 64-bit literal suffixes (`1li`,
+`0lu`), which the message names as naga extensions.
+
+## Pre-commit hook
+
+The repository ships a `.pre-commit-hooks.yaml` with the hook `wgprim-check` (language
+python, runs on `*.wgsl`). In a project's `.pre-commit-config.yaml`:
+
+```yaml
+repos:
+  - repo: <URL of the wgprim repository>
+    rev: <a tag or commit>
+    hooks:
+      - id: wgprim-check
+        # args: [--ignore, same-dispatch-read]
+```
 
 ## Suppressing a finding
 
 A comment `// wgprim: allow(RULE)` (several rules separated by commas) on the line of a
-finding, or on the line before, silences it. A design that deliberately reads another
-workgroup's result within one dispatch should say why next to the suppression.
+finding, or on the line before, silences that rule's finding there and nothing else. A
+design that deliberately reads another workgroup's result within one dispatch should say
+why next to the suppression.
 
 ```wgsl
 // wgprim: allow(spin-wait) -- bounded by the host-side watchdog, see docs/design.md
 loop { ... }
 ```
+
+Each finding is about one problem, and which rules run never changes what another rule
+reports: `--select`, `--ignore` and suppressions only remove the named rule's own findings.
+A loop waiting on a counter every workgroup incremented is a `global-barrier` (and only
+that); a loop waiting on an exchange or any other lock word is a `spin-wait`; the guarded
+read inside a lock is a `flag-publish` reported once, not again at the release.
 
 ## Python API
 
@@ -78,7 +122,8 @@ for f in findings:
 
 `check_source` raises `WgslSyntaxError` (with `line`, `column`, `path`) when the source does
 not parse, and `ValueError` for an unknown rule id. `wgprim.check.parse(text)` returns the
-parse tree with source positions.
+parse tree with source positions. `wgprim.check.sarif.to_sarif(findings)` builds the SARIF
+log.
 
 ## How it works
 
@@ -89,14 +134,86 @@ discovery algorithm of the WGSL specification, run over the tokens before parsin
 
 Each compute entry point (or, in a file without one, each function nobody calls) is walked
 with its calls followed into the callees, pointer arguments included. The walk records which
-values depend on which built-in inputs and memory reads, the conditions every statement runs
-under, the storage accesses in program order and the barriers. The rules read that record.
-Each entry point is one dispatch: what two entry points do is never the same dispatch.
+values depend on which built-in inputs and memory reads (through variables, workgroup
+memory and `workgroupUniformLoad`), the conditions every statement runs under, the storage
+accesses in program order with their constant indices, and the barriers. It repeats until
+what variables and workgroup memory may hold stops growing; then each loop is judged once.
+The rules read that record. Each entry point is one dispatch: what two entry points do is
+never the same dispatch.
 
-Limits: the analysis does not evaluate index expressions (it tells "this workgroup's own
-slot" from "another workgroup's slot" by whether the index is built from `workgroup_id` or
-`global_invocation_id`), treats array elements of one buffer as one location, and follows
-variables flow-insensitively. It leans towards silence where it cannot tell.
+A loop is judged by the ways around it (each path from the top of the body back to the
+top, `continue` included, `break` and `return` excluded): each must advance a counter of
+the loop's own that an exit tests, or change the awaited word itself; otherwise, if an exit
+depends on memory another invocation can change, the loop waits (`spin-wait`, or
+`global-barrier` when the word is an arrival counter).
+
+Checking `src/wgprim/kernels/` (19 files) takes about 1.8 s of CPU on one core, 0.4 s of
+it building the grammar (measured pinned to one core of a 2-core machine running at a load
+of 9, so an upper bound; `kernels/histogram.wgsl` alone about 0.35 s, from 3.6 s before).
+
+## What is new
+
+- Waits found through derived values (`incl_bal = payload & 3u`), exits behind
+  `continue`, workgroup memory and `workgroupUniformLoad`, helper functions (`lock()`),
+  and state machines; writes on the exit path or to another index are not progress; locks
+  built from `atomicExchange`, `atomicCompareExchangeWeak`, `atomicOr`/`atomicMax` of a
+  constant are waits; lock-free compare-exchange updates and `atomicAdd` work queues are not.
+- Waits on atomics in workgroup memory (invocations of one workgroup waiting for each
+  other, without a barrier in the loop) are `spin-wait`s too.
+- Fewer false findings: `atomicAdd(&x, 0u)` is a read; unused loads; masked reads of flag
+  bits this dispatch never sets; different constant indices of one array; one-invocation
+  dispatches; the release of a lock; bail-outs on failure words this dispatch never sets.
+- Rule precedence that does not depend on the selection; `--format sarif`; a pre-commit
+  hook; one-line errors for inputs that are not WGSL; `kernels/histogram.wgsl` checked in
+  about 0.35 s instead of 3.6 s.
+- The library's own kernels are checked as compiled: the test suite runs every primitive
+  on small inputs (every operator and dtype, every sort, histogram and selection variant)
+  and checks each shader module the device built (the preamble of its specialization plus
+  the files joined), so a new kernel is checked as soon as a primitive uses it.
+
+## Measured
+
+On the test corpus (`tests/check/corpus/`: 44 positive files, reductions of real patterns
+— decoupled look-back scans and one-sweep radix sorts, ticket, exchange, test-and-set and
+compare-exchange locks, state machines, waits through workgroup memory — with 56 expected
+findings; 28 clean files, including decoupled-fallback scans (a spin budget in the loop, a
+workgroup-memory lock, a windowed look-back whose budget lives in a helper), bounded polls,
+append buffers, work queues, failure-bit words and lock-free updates): every expected
+finding is reported and nothing else (recall 56/56, 0 of 28 clean files with a finding).
+The unbounded twins of the fallback scans are reported. Of the
+forward-progress litmus tests of the public `forward_progress_litmus_tests` WGSL suite that
+were tried (state machines over a `pc`, exchange locks, workgroup-memory spins; four tests,
+two of them shortened), 4 of 4 files are flagged, every waiting thread of them (7 of 7
+loops). These are small numbers; the corpus is the regression test,
+not a benchmark.
+
+## What the checker still cannot see
+
+- **Index arithmetic.** Only constant indices are told apart (`bump[0]` from `bump[1]`),
+  and a workgroup's own region only when both accesses use the same index expression
+  built from `workgroup_id` at one position (`rows[wid.x][...]`). `buf[OFFSET_A + i]` and
+  `buf[OFFSET_B + j]`, or `buf[wid.x * N + i]` and `buf[wid.x * N + j]` (regions of one
+  flat buffer), are one location; "this workgroup's slot" is recognized by an index built
+  from `workgroup_id` or `global_invocation_id`, not proven.
+- **Termination.** Progress is syntactic: a counter assigned from its own value and tested
+  by an exit counts as a budget even if the test can never succeed (`spins` compared with
+  a value it skips over, a counter reset on every way around). A bounded poll whose bound
+  lives in another invocation (invocation 0's budget shared through workgroup memory) is
+  accepted only in the common shape: an `if` on the invocation index inside a loop with a
+  uniform exit.
+- **Values.** Variables and workgroup memory are followed flow-insensitively: what a
+  variable ever holds, it may hold anywhere. Ranges are not computed, so a state machine
+  whose every state really advances but by constant assignment (`pc = 2u`) looks like a
+  wait when its exit depends on a load.
+- **Who runs what.** Which workgroups take which branch is not modelled: a wait that only
+  workgroup 0 does on a value only workgroup 0 writes is still reported; two entry points
+  are always two dispatches, and the host code that dispatches them is not read.
+- **Memory ordering.** `flag-publish` sees a flag and the data it guards when both are in
+  one entry point; data published through a chain of helper buffers, or read through a
+  pointer stored in memory, is not followed. Subgroup operations are treated as
+  non-uniform across the workgroup, not as synchronization.
+- **Preprocessed sources.** Templates and `#import`/`#ifdef` sources must be rendered
+  first; the checker reads WGSL only.
 
 ## Rules
 

@@ -111,6 +111,24 @@ def _skip_block_comment(text: str, pos: int, where, path) -> int:
     raise WgslSyntaxError("unterminated block comment", line, col, path)
 
 
+_NAGA_INT = re.compile(r"(?:0[xX][0-9a-fA-F]+|[0-9]+)(li|lu)\b")
+_TEMPLATE = re.compile(r"\{\{|\{%|\$\{")
+_DIRECTIVE = re.compile(r"#\s*(\w+)")
+
+
+def not_wgsl_reason(text: str, pos: int) -> str | None:
+    """Why the text at `pos` is a known non-WGSL notation, or None."""
+    if m := _NAGA_INT.match(text, pos):
+        return (f"{m.group(0)!r}: the 64-bit literal suffix '{m.group(1)}' is a naga extension, "
+                "not WGSL")
+    if _TEMPLATE.match(text, pos):
+        return "template placeholder (not WGSL): check the shader the template renders"
+    if m := _DIRECTIVE.match(text, pos):
+        return (f"preprocessor directive '#{m.group(1)}' (not WGSL): check the shader after "
+                "its imports and defines are resolved")
+    return None
+
+
 def tokenize(text: str, path: str | None = None) -> tuple[list[RawToken], list[Comment]]:
     where = _Position(text)
     tokens: list[RawToken] = []
@@ -120,7 +138,8 @@ def tokenize(text: str, path: str | None = None) -> tuple[list[RawToken], list[C
         m = _TOKEN_RE.match(text, pos)
         if m is None:
             line, col = where(pos)
-            raise WgslSyntaxError(f"unexpected character {text[pos]!r}", line, col, path)
+            raise WgslSyntaxError(not_wgsl_reason(text, pos) or f"unexpected character {text[pos]!r}",
+                                  line, col, path)
         kind = m.lastgroup
         if kind == "block_comment":
             end = _skip_block_comment(text, pos, where, path)

@@ -69,6 +69,7 @@ def exits(loop: Tree) -> list[list[Tree]]:
         found.append([break_if])
 
     def visit(stmts, conds, in_nested_loop):
+        conds = list(conds)
         for s in stmts:
             if s.data == "break_stmt" and not in_nested_loop:
                 found.append(list(conds))
@@ -82,6 +83,10 @@ def exits(loop: Tree) -> list[list[Tree]]:
                 inner = in_nested_loop or s.data == "switch_stmt"
                 for lst in br[1]:
                     visit(lst, conds + [br[0]], inner)
+                if _may_jump(s):
+                    # what follows runs only when this branch did not `continue` (or leave):
+                    # its condition decides the exits below too
+                    conds.append(br[0])
             elif (blk := _block(s)) is not None:
                 visit(blk, conds, in_nested_loop)
 
@@ -89,25 +94,35 @@ def exits(loop: Tree) -> list[list[Tree]]:
     return found
 
 
-def conditions(loop: Tree) -> list[Tree]:
-    """Every condition expression inside the loop, nested ones included."""
-    found = []
-    for node in loop.iter_subtrees():
-        if node.data in ("if_stmt", "while_stmt", "switch_stmt"):
-            found.append(node.children[1])
-        elif node.data == "for_stmt" and node.children[2] is not None:
-            found.append(node.children[2])
-        elif node.data == "break_if":
-            found.append(node.children[0])
-    return found
+def _may_jump(stmt: Tree) -> bool:
+    """Whether a branch statement can `continue`, `break` or `return` out of its loop."""
+    def walk(node, in_loop, in_switch):
+        for child in node.children:
+            if not isinstance(child, Tree):
+                continue
+            if child.data == "continue_stmt" and not in_loop:
+                return True
+            if child.data == "break_stmt" and not in_loop and not in_switch:
+                return True
+            if child.data in ("return_stmt", "discard_stmt"):
+                return True
+            if walk(child, in_loop or child.data in LOOP_KINDS, in_switch or child.data == "switch_stmt"):
+                return True
+        return False
+    return walk(stmt, False, stmt.data == "switch_stmt")
 
 
-def back_edge_paths(loop: Tree, progress: dict[int, frozenset]) -> set[frozenset]:
+def back_edge_paths(loop: Tree, progress: dict[int, frozenset],
+                    collective: frozenset = frozenset()) -> set[frozenset]:
     """The ways around the loop, each as the set of variables it makes progress on.
 
     `progress` maps a statement (by id) to the variables it advances. A path ends at
     `break`/`return`; it goes around at `continue` or at the end of the body, then runs
     the continuing block and the for-loop update.
+
+    `collective` holds the `if` statements (by id) that pick invocations of a workgroup
+    that goes around the loop together (`if (lid == 0u)` in a loop whose exit is uniform):
+    the workgroup runs every branch of them, so their progress counts for everyone.
     """
     _, body, cont, _, update = loop_parts(loop)
 
@@ -133,11 +148,18 @@ def back_edge_paths(loop: Tree, progress: dict[int, frozenset]) -> set[frozenset
                 extra = nested_progress(s)
                 paths = {p | extra for p in paths}
             elif (br := _branches(s)) is not None:
+                extra = progress.get(id(s), frozenset())  # the condition's own effects
+                if extra:
+                    paths = {p | extra for p in paths}
                 new_paths = set()
+                falls = []
                 for lst in br[1]:
                     fall, cont_paths = run(lst, paths, in_switch or s.data == "switch_stmt")
                     new_paths |= fall
+                    falls.append(fall)
                     back |= cont_paths
+                if id(s) in collective and all(falls):
+                    new_paths = {a | b for a in falls[0] for b in falls[1]}
                 paths = new_paths
             elif (blk := _block(s)) is not None:
                 paths, cont_paths = run(blk, paths, in_switch)
@@ -148,7 +170,7 @@ def back_edge_paths(loop: Tree, progress: dict[int, frozenset]) -> set[frozenset
                     paths = {p | extra for p in paths}
         return paths, back
 
-    fall, back = run(body, {frozenset()})
+    fall, back = run(body, {progress.get(id(loop), frozenset())})  # the loop condition's effects
     around = fall | back
     around, _ = run(cont, around)  # a break-if only leaves conditionally: paths go on
     if update is not None:

@@ -66,7 +66,7 @@ class Loc:
         return ".".join((self.root,) + self.path)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Source:
     """Where part of a value comes from.
 
@@ -87,15 +87,67 @@ class Source:
     # True when it reaches the value only through a condition the value was stored under
     # (`if (c) { v = 1u; }`): it still decides uniformity, but is not part of the data.
     indirect: bool = False
+    # True when it reaches the value through workgroupUniformLoad: the value is then
+    # uniform across the workgroup, whatever it was computed from.
+    uniform: bool = False
+
+    def __eq__(self, other) -> bool:  # sources fill large sets: compare cheaply
+        if self is other:
+            return True
+        if other.__class__ is not Source or hash(self) != hash(other):
+            return False
+        return (self.kind, self.name, self.loc, self.atomic, self.rmw, self.site, self.context,
+                self.indirect, self.uniform) == (other.kind, other.name, other.loc, other.atomic,
+                                                 other.rmw, other.site, other.context, other.indirect,
+                                                 other.uniform)
+
+    def __hash__(self) -> int:  # sources fill large sets: hash each once
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash((self.kind, self.name, self.loc, self.atomic, self.rmw, self.site,
+                      self.context, self.indirect, self.uniform))
+            object.__setattr__(self, "_hash", h)
+        return h
 
     def direct(self) -> "Source":
-        return replace(self, indirect=False) if self.indirect else self
+        """The source itself, however it reached the value (not through control, not made uniform)."""
+        if not (self.indirect or self.uniform):
+            return self
+        cached = self.__dict__.get("_direct")
+        if cached is None:
+            cached = replace(self, indirect=False, uniform=False)
+            object.__setattr__(self, "_direct", cached)
+        return cached
 
     def through_control(self) -> "Source":
-        return replace(self, indirect=True) if self.kind != "var" else self
+        if self.indirect:
+            return self
+        cached = self.__dict__.get("_indirect")
+        if cached is None:
+            cached = replace(self, indirect=True)
+            object.__setattr__(self, "_indirect", cached)
+        return cached
+
+    def made_uniform(self) -> "Source":
+        if self.uniform:
+            return self
+        cached = self.__dict__.get("_uniform")
+        if cached is None:
+            cached = replace(self, uniform=True)
+            object.__setattr__(self, "_uniform", cached)
+        return cached
+
+    @property
+    def awaitable(self) -> bool:
+        """A read another invocation can change while this one loops: read_write storage,
+        or an atomic in workgroup memory."""
+        return self.kind == "load" and self.loc is not None and (
+            self.loc.writable_storage or (self.atomic and self.loc.space == "workgroup"))
 
     @property
     def nonuniform(self) -> bool:
+        if self.uniform:
+            return False
         if self.kind == "builtin":
             return self.name in NONUNIFORM_BUILTINS or self.name.endswith("()")  # subgroup ops
         if self.kind == "load" and self.loc is not None:
@@ -122,6 +174,26 @@ class Ref:
     local_key: str | None = None
     index_deps: frozenset = EMPTY
     index_texts: tuple[str, ...] = ()
+    const_index: tuple = ()  # each index's value when it is a constant expression, else None
+    index_dep_list: tuple = ()  # what each index depends on
+
+    def own_workgroup_index(self, other: "Ref") -> bool:
+        """Whether both references index by the same expression built from `workgroup_id`
+        at some position (`hist[wid.x][bin]` and `hist[wid.x][lid.x]`): both are in this
+        workgroup's own region of the buffer, which no other workgroup touches."""
+        for text_a, text_b, deps in zip(self.index_texts, other.index_texts, self.index_dep_list):
+            if text_a == text_b and any(s.kind == "builtin" and s.name == "workgroup_id"
+                                        and not s.indirect for s in deps):
+                return True
+        return False
+
+    def same_place(self, other: "Ref") -> bool:
+        """Whether two references may reach the same word: overlapping variables, and no
+        index where both are constants that differ (`bump[0]` is not `bump[1]`)."""
+        if self.loc is None or other.loc is None or not self.loc.overlaps(other.loc):
+            return False
+        return all(a is None or b is None or a == b
+                   for a, b in zip(self.const_index, other.const_index))
 
 
 @dataclass
@@ -146,6 +218,8 @@ class Access:
     result_used: bool = True
     source: Source | None = None  # the Source of the value it reads, for reads
     operand_deps: frozenset = EMPTY  # what the stored or combined operands depend on
+    operand_const: int | None = None  # the operand of an atomic RMW when it is a constant
+    mask: int | None = None  # for an atomicLoad: the constant its value is ANDed with at once
 
 
 @dataclass
@@ -183,3 +257,7 @@ class EntryAnalysis:
     accesses: list[Access] = field(default_factory=list)
     barriers: list[Barrier] = field(default_factory=list)
     spin_loops: list[LoopReport] = field(default_factory=list)
+    load_refs: dict = field(default_factory=dict)  # Source of a read -> the Ref it read
+    # an entry point written for a one-invocation dispatch: workgroup size 1 and no memory
+    # address depends on an invocation or workgroup id
+    single_invocation: bool = False

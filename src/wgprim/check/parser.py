@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from .errors import WgslSyntaxError
-from .lexer import KEYWORDS, PUNCTUATION, Comment, lex
+from .lexer import KEYWORDS, PUNCTUATION, Comment, not_wgsl_reason, lex
 
 
 @dataclass
@@ -82,8 +82,9 @@ def parse(text: str, path: str | None = None) -> ParsedModule:
             line, col = (last.line, last.column + len(last.text)) if last else (1, 1)
             raise WgslSyntaxError("unexpected end of file" + _describe_expected(e.expected),
                                   line, col, path) from None
-        raise WgslSyntaxError(f"unexpected {tok.value!r}" + _describe_expected(e.expected),
-                              tok.line, tok.column, path) from None
+        offset = sum(len(l) for l in text.splitlines(keepends=True)[:tok.line - 1]) + tok.column - 1
+        message = not_wgsl_reason(text, offset) or (f"unexpected {tok.value!r}" + _describe_expected(e.expected))
+        raise WgslSyntaxError(message, tok.line, tok.column, path) from None
     except lark.exceptions.UnexpectedInput as e:  # pragma: no cover - lexing is ours
         raise WgslSyntaxError(str(e), getattr(e, "line", 1), getattr(e, "column", 1), path) from None
     return ParsedModule(tree, comments, text, path)

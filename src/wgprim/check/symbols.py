@@ -43,6 +43,7 @@ class FunctionInfo:
 class ModuleInfo:
     globals: dict[str, Loc] = field(default_factory=dict)
     constants: set[str] = field(default_factory=set)
+    const_values: dict[str, Tree] = field(default_factory=dict)  # const name -> initializer
     structs: dict[str, dict[str, str | None]] = field(default_factory=dict)  # member -> builtin
     functions: dict[str, FunctionInfo] = field(default_factory=dict)
 
@@ -94,6 +95,8 @@ def collect(tree: Tree) -> ModuleInfo:
         elif node.data in ("const_decl", "override_decl"):
             typed = node.children[0] if node.data == "const_decl" else node.children[1]
             info.constants.add(str(typed.children[0]))
+            if node.data == "const_decl":
+                info.const_values[str(typed.children[0])] = node.children[1]
         elif node.data == "struct_decl":
             members = {}
             for member in node.children[1:]:

@@ -12,11 +12,31 @@ def finding(rule_id: str, severity: str, site: Site, message: str, hint: str) ->
                    severity, message, hint)
 
 
+def touches(write, mask) -> bool:
+    """Whether an atomic write may change the bits `mask` selects (all bits: None).
+    `atomicLoad(&f) & DONE` is final when this dispatch only ORs other bits into `f`."""
+    if mask is None or write.operand_const is None:
+        return True
+    if write.op in ("atomicOr", "atomicXor"):
+        return write.operand_const & mask != 0
+    if write.op == "atomicAnd":
+        return ~write.operand_const & mask != 0
+    return True
+
+
 def arrival_counter(entry: EntryAnalysis, loop: LoopReport):
-    """The atomic read-modify-write, outside the loop, on what the loop waits for: the
-    loop is then waiting for every workgroup to arrive (a hand-made global barrier)."""
+    """The counting read-modify-write (add, sub, ...), before the loop and outside it, on
+    what the loop waits for: the loop is then waiting for every workgroup to arrive (a
+    hand-made global barrier). An exchange is not an arrival: an exchange before or after
+    a loop is a lock being taken or released, and the loop is a spin-wait."""
     for access in entry.accesses:
-        if (access.kind == "rmw" and access.op in COUNTING_RMW and loop.key not in access.loops
-                and any(src.loc.overlaps(access.loc) for src in loop.waited)):
+        if (access.kind == "rmw" and access.op in ACCUMULATING_RMW and loop.key not in access.loops
+                and access.seq < loop.seq_start
+                and any(_waited_at(entry, src, access) for src in loop.waited)):
             return access
     return None
+
+
+def _waited_at(entry: EntryAnalysis, src, access) -> bool:
+    ref = entry.load_refs.get(src)
+    return ref.same_place(access.ref) if ref is not None else src.loc.overlaps(access.loc)

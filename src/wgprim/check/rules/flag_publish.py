@@ -1,7 +1,7 @@
 """flag-publish: an atomic flag used to publish ordinary writes to another workgroup."""
 from __future__ import annotations
 
-from ._common import finding
+from ._common import finding, touches
 
 ID = "flag-publish"
 SUMMARY = "atomic 'ready' flag used to publish or guard ordinary storage writes (atomics are not ordering)"
@@ -16,6 +16,14 @@ DOC = """\
   writes — the read is reported;
 - on the writing side, an atomic store or read-modify-write of that flag after an ordinary
   write of the data it guards — the atomic is reported.
+
+A lock (taken with a spin loop, inline or in a helper function such as `lock()`) guards
+the data the same way: the ordinary read inside the critical section is reported once; the
+release that follows is part of the same problem and is not reported again. An entry point
+written for a one-invocation dispatch (workgroup size 1, no address built from an id, no
+waiting loop) reads back its own writes in program order and is not flagged. Nor is a
+guard on a word this dispatch never sets (or sets only in bits the guard masks out): a
+failure bit that earlier dispatches wrote, checked before starting, publishes nothing.
 
 **Why it is wrong.** Atomics are indivisible, not ordering: that invocation A set the flag
 says nothing about whether A's ordinary writes to other addresses are visible to B.
@@ -40,25 +48,41 @@ if (atomicLoad(&ready[j]) == 1u) {
 """
 
 
-def _flag_guards(read):
-    return [g for g in read.guards
-            if g.loc is not None and g.loc.space == "storage" and not g.loc.overlaps(read.loc)]
+def _flag_guards(entry, read, masks):
+    """The atomic reads guarding `read` that can be flags of this dispatch: another word,
+    which this dispatch sets (in the bits the guard looks at). A word only earlier
+    dispatches wrote, such as a failure bit checked before starting, publishes nothing."""
+    flags = []
+    for g in read.guards:
+        if g.loc is None or g.loc.space != "storage" or g.loc.overlaps(read.loc):
+            continue
+        ref = entry.load_refs.get(g)
+        if any(w.atomic and w.kind in ("write", "rmw")
+               and (w.ref.same_place(ref) if ref is not None else w.loc.overlaps(g.loc))
+               and touches(w, masks.get(g)) for w in entry.accesses):
+            flags.append(g)
+    return flags
 
 
 def check(entries):
     for entry in entries:
+        if entry.single_invocation:
+            continue  # one invocation reads what it wrote itself, in program order
+        waited = {src for loop in entry.spin_loops for src in loop.waited}
         plain_writes = [a for a in entry.accesses
                         if a.kind == "write" and not a.atomic and a.loc.writable_storage]
+        masks = {a.source: a.mask for a in entry.accesses if a.source is not None and a.mask is not None}
         consumers = []
         for read in entry.accesses:
             if read.kind != "read" or read.atomic or not read.loc.writable_storage:
                 continue
-            flags = _flag_guards(read)
-            written = [w for w in plain_writes if w.loc.overlaps(read.loc)]
+            flags = _flag_guards(entry, read, masks)
+            written = [w for w in plain_writes if w.ref.same_place(read.ref)]
             if not flags or not written:
                 continue
             consumers.append((read, flags))
-            flag = min(flags, key=lambda s: (s.site.line, s.site.column))
+            # the flag a loop waited on (a lock taken, a look-back) names the problem best
+            flag = min(flags, key=lambda s: (s not in waited, s.site.line, s.site.column))
             yield finding(
                 ID, SEVERITY, read.site,
                 f"`{read.loc}` is read because the atomic flag {flag.describe()} says it is "
@@ -70,10 +94,13 @@ def check(entries):
                 continue
             if not flag_write.loc.writable_storage:
                 continue
+            # a consumer that reads before this atomic is a critical section released by
+            # it (a lock): that is one problem, reported at the guarded read
             published = [
                 w for w in plain_writes
                 if w.seq < flag_write.seq and not w.loc.overlaps(flag_write.loc)
-                and any(r.loc.overlaps(w.loc) and any(f.loc.overlaps(flag_write.loc) for f in flags)
+                and any(r.seq > flag_write.seq and r.ref.same_place(w.ref)
+                        and any(f.loc.overlaps(flag_write.loc) for f in flags)
                         for r, flags in consumers)]
             if published:
                 yield finding(

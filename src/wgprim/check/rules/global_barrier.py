@@ -17,8 +17,10 @@ DOC = """\
   `workgroup_id` or `global_invocation_id`, the read's does not: it reads other workgroups'
   slots) — e.g. each workgroup writes its partial sum and workgroup 0 then adds them all up.
   The barrier is reported.
-- An atomic arrival counter waited on: every workgroup increments a counter, then loops
-  until it reaches the number of workgroups. The loop is reported.
+- An atomic arrival counter waited on: every workgroup increments a counter (`atomicAdd`,
+  `atomicSub`, ...) before the loop, then loops until it reaches the number of workgroups.
+  The loop is reported here and not as a `spin-wait`. An exchange before a loop is not an
+  arrival (it is a lock taken or released), so that loop is a `spin-wait`.
 
 **Why it is wrong.** `storageBarrier()` orders the calling workgroup's own storage accesses;
 `workgroupBarrier()` synchronizes the invocations of one workgroup. Neither waits for any
@@ -59,7 +61,7 @@ def _barrier_read(entry):
             if (read.kind != "read" or read.atomic or read.seq < barrier.seq
                     or not read.loc.writable_storage or _identifies_workgroup(read.ref.index_deps)):
                 continue
-            writes = [w for w in per_workgroup_writes if w.seq < barrier.seq and w.loc.overlaps(read.loc)]
+            writes = [w for w in per_workgroup_writes if w.seq < barrier.seq and w.ref.same_place(read.ref)]
             if writes:
                 yield finding(
                     ID, SEVERITY, barrier.site,

@@ -1,7 +1,7 @@
 """same-dispatch-read: reading an atomic accumulator in the dispatch that accumulates it."""
 from __future__ import annotations
 
-from ._common import COUNTING_RMW, finding
+from ._common import COUNTING_RMW, finding, touches
 
 ID = "same-dispatch-read"
 SUMMARY = "atomic accumulator (counter, histogram bin, global min/max) read as final in the dispatch that accumulates it"
@@ -16,7 +16,13 @@ minimum or maximum read as if it were final.
 
 Not flagged: using the value *returned* by `atomicAdd` (an append-buffer reservation: each
 invocation gets its own slot), workgroup-memory atomics (the workgroup's own barrier makes
-them final), and the load at the top of a compare-exchange loop.
+them final), the load at the top of a compare-exchange loop, loads whose value is never
+used, `atomicAdd(&x, 0u)` (a read, not an accumulation), another constant index of the same
+array (`bump[1]` while `bump[0]` is added to), this workgroup's own region of a buffer
+(`hist[wid.x][lid.x]` after `atomicAdd(&hist[wid.x][bin], 1u)`: the same index built from
+`workgroup_id` in both), and bits masked out of a flag word that this
+dispatch only ORs other bits into (`atomicLoad(&failed) & EARLIER_STAGES` while the stage
+does `atomicOr(&failed, THIS_STAGE)`, directly or through a `let`).
 
 **Why it is wrong.** Atomics make the total exact, not early: while this workgroup reads,
 workgroups that have not run yet (or are running now) have still to add their part. The
@@ -48,7 +54,10 @@ def check(entries):
                 continue
             if read.source in waited or read.source in flags:
                 continue  # spin-wait, global-barrier or flag-publish says more
-            adds = [a for a in accumulated if a.loc.overlaps(read.loc)]
+            if not read.result_used:
+                continue  # a load whose value nobody looks at reads nothing as final
+            adds = [a for a in accumulated if a.ref.same_place(read.ref) and touches(a, read.mask)
+                    and not a.ref.own_workgroup_index(read.ref)]
             if not adds:
                 continue
             if any(read.source in a.operand_deps or set(a.loops) & set(read.loops) for a in adds):

@@ -4,16 +4,39 @@ from __future__ import annotations
 from ._common import arrival_counter, finding
 
 ID = "spin-wait"
-SUMMARY = "loop whose way out depends on storage memory that only another invocation can change"
+SUMMARY = "loop whose way out waits for memory that only another invocation can change"
 SEVERITY = "error"
 HINT = ("split the work at this point into two dispatches (the end of a dispatch is the only "
         "global synchronization); if you must read another workgroup's result in this dispatch, "
         "give up after a bounded number of tries and compute the value yourself")
 DOC = """\
-**What it flags.** A `loop`, `while` or `for` whose exit condition depends on a value read
-from `read_write` storage memory (atomic or not) that nothing in the loop writes, when some
-way around the loop makes no progress of its own (no loop counter advances). The loop can
-only end when another invocation — in practice another workgroup — changes that memory.
+**What it flags.** A `loop`, `while` or `for` whose way out depends on a value read from
+`read_write` storage (atomic or not), or from an atomic in workgroup memory, when some way
+around the loop makes no progress of its own. The loop can only end when another
+invocation — in practice another workgroup — changes that memory. In detail:
+
+- *Depends on* follows the value through `let`s, variables, arithmetic and bit operations
+  (`state = word & 3u; while (state != READY)` waits on `word`), through conditions
+  (`if (atomicLoad(&f) == 1u) { done = true; }`), through workgroup memory (invocation 0
+  loads the flag into a `var<workgroup>`, the loop exits on `workgroupUniformLoad` of it),
+  through function calls and pointer arguments, and through `if` branches that `continue`
+  before the only `break`.
+- *Progress* is a counter the loop advances itself — a variable assigned from its own
+  value (`spins += 1u`, `look -= 1u`), not from the value it waits for — that an exit
+  tests, or a store or add to the very word it waits on (an `atomicAdd` work queue, a
+  flag the loop resets each round). Writes on the way out (publish, then `break`) and writes to
+  another word (`flags[me]` while waiting on `flags[me - 1u]`) are not progress.
+- `atomicExchange`, `atomicCompareExchangeWeak` with a constant expected value,
+  `atomicOr(&lock, 1u)` and `atomicMax` of a constant write the same thing every time:
+  a loop on them is a lock being waited for. A compare-exchange whose expected value is
+  a fresh read of the same word (a lock-free update) is not a wait. `atomicAdd(&x, 0u)`
+  is a read.
+- State machines (`while (true) { switch pc { ... } }`) wait when some state stays put
+  (`pc = 0u`) until a load says otherwise.
+- In a loop whose exit is uniform, a branch on the invocation's index (`if (lid.x == 0u)`)
+  counts for the whole workgroup: invocation 0's spin budget bounds everyone's loop.
+- A loop with a workgroup barrier inside does not spin on workgroup memory: the invocations
+  it waits for reach the same barrier.
 
 **Why it is wrong.** WebGPU guarantees neither that two workgroups run at the same time nor
 in which order they start. The workgroup that should set the value may not be scheduled
@@ -27,7 +50,7 @@ dispatch N writes is visible to dispatch N+1. If a design really must look at an
 workgroup's result inside one dispatch (a single-pass scan), it must never *wait* for it:
 bound the number of tries with a local counter and, when the value is not there, compute it
 yourself (the "decoupled fallback" scan). A loop whose every way around advances a counter
-tested in the loop is not flagged.
+tested by an exit is not flagged.
 
 ```wgsl
 // flagged: spins until another workgroup sets the flag
@@ -52,8 +75,13 @@ def check(entries):
             if arrival_counter(entry, loop) is not None:
                 continue  # a hand-made global barrier: reported by global-barrier
             waited = loop.waited[0]
+            if waited.loc.space == "workgroup":
+                who = ("another invocation of the workgroup changes it, and invocations are "
+                       "not guaranteed to make progress while one of them spins")
+            else:
+                who = ("another workgroup changes it, and that workgroup may never be "
+                       "scheduled while this one waits")
             yield finding(
                 ID, SEVERITY, loop.site,
-                f"loop waits for {waited.describe()}, which nothing in the loop writes: "
-                "it can only end when another workgroup changes it, and that workgroup "
-                "may never be scheduled while this one waits", HINT)
+                f"loop waits for {waited.describe()}, which it does not change on its own "
+                f"and no counter of its own bounds: it can only end when {who}", HINT)

@@ -1,0 +1,12 @@
+// a ticket lock written inline: the wait is a spin-wait, and `count` is published through
+// the lock, which atomics cannot do (flag-publish)
+@group(0) @binding(0) var<storage, read_write> now_serving: atomic<u32>;
+@group(0) @binding(1) var<storage, read_write> next_ticket: atomic<u32>;
+@group(0) @binding(2) var<storage, read_write> count: u32;
+@compute @workgroup_size(1)
+fn main(@builtin(workgroup_id) wid: vec3<u32>) {
+  let my = atomicAdd(&next_ticket, 1u);
+  loop { if (atomicLoad(&now_serving) == my) { break; } }  // expect: spin-wait
+  count = count + 1u;  // expect: flag-publish
+  atomicStore(&now_serving, my + 1u);
+}

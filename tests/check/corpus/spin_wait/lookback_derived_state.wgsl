@@ -1,0 +1,12 @@
+// the wait variable is computed from the loaded value (state bits of a packed word): not progress
+@group(0) @binding(4) var<storage, read_write> spine: array<array<atomic<u32>, 2>>;
+@compute @workgroup_size(256)
+fn main(@builtin(local_invocation_id) threadid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
+  let lookback_id = wid.x - 1u;
+  var flag_payload = 0u;
+  var incl_bal = 0u;
+  while(incl_bal != 3u){  // expect: spin-wait
+      flag_payload = atomicLoad(&spine[lookback_id][threadid.x]);
+      incl_bal = flag_payload & 3u;
+  }
+}
