@@ -24,14 +24,26 @@ TILE = WG * 16  # elements per workgroup: 16 consecutive per invocation
 STAGE_STORES = False
 
 
-def cumsum_error_bound(abs_prefix_sums, dtype=np.float32):
-    """Worst-case |error| of each element of a float cumsum, given the running sums of |x|.
+def cumsum_error_bound(abs_prefix_sums, dtype=np.float32, method: str | None = None):
+    """Worst-case |error| of each element of a float cumsum, given the running sums of |x|,
+    for `method` (None: the method scan() picks for this many elements of `dtype`).
 
-    An output passes through its invocation's sequential chain (16 additions), the lane
-    scan (8), and per level the tile prefix (again 16 + 8): a depth of 64 additions covers
-    4096^3 elements, each adding at most eps relative to the magnitudes summed so far.
+    reduce-then-scan: an output passes through its invocation's sequential chain (16
+    additions), the lane scan (8), and per level the tile prefix (again 16 + 8): a depth
+    of 64 additions covers 4096^3 elements, each adding at most eps relative to the
+    magnitudes summed so far.
+    single-pass: the prefix of tile t chains the tiles before it (one addition per tile,
+    docs/scan.md), on top of at most 96 inside tiles: 96 + t for elements of tile t
+    (tiles of 4096 elements, the smallest the single pass uses).
     """
-    return 64 * float(np.finfo(dtype).eps) * np.asarray(abs_prefix_sums)
+    from wgprim.ops.chained_scan import choose_method
+
+    abs_prefix_sums = np.asarray(abs_prefix_sums)
+    eps = float(np.finfo(dtype).eps)
+    if choose_method(abs_prefix_sums.size, np.dtype(dtype), method) == "single-pass":
+        depth = 96 + np.arange(abs_prefix_sums.size) // 4096
+        return depth.reshape(abs_prefix_sums.shape) * eps * abs_prefix_sums
+    return 64 * eps * abs_prefix_sums
 
 
 class _Recorder:
@@ -73,16 +85,30 @@ class _Recorder:
             )
 
 
-def scan(x, op="sum", exclusive: bool = False) -> Array:
+def _recorder(device: Device, dt: np.dtype, op, n: int, method: str | None):
+    """The recorder of `method` ("single-pass", "reduce-then-scan"; None: the default rule
+    of ops/chained_scan.py) for n elements."""
+    from wgprim.ops import chained_scan
+
+    if chained_scan.choose_method(n, dt, method) == "single-pass":
+        return chained_scan.ChainedRecorder(device, dt, op)
+    return _Recorder(device, dt, op)
+
+
+def scan(x, op="sum", exclusive: bool = False, method: str | None = None) -> Array:
     """Inclusive (or exclusive) scan of the flattened `x` with `op`: sum, prod, min, max,
-    bitwise_and, bitwise_or, bitwise_xor, or a `wgprim.Monoid`. Returns a 1-D Array."""
+    bitwise_and, bitwise_or, bitwise_xor, or a `wgprim.Monoid`. Returns a 1-D Array.
+    `method`: "single-pass" (one pass over memory, 32-bit types) or "reduce-then-scan";
+    None picks per size and dtype (ops/chained_scan.py, choose_method)."""
     arr = as_input(x, operators.NUMERIC)
     out = empty((arr.size,), arr.dtype, arr.device)
     if arr.size == 0:
         operators.resolve(op, arr.dtype, for_scan=True)
+        from wgprim.ops.chained_scan import choose_method
+        choose_method(0, arr.dtype, method)
         return out
     program = Program(arr.device, label="scan")
-    _Recorder(arr.device, arr.dtype, op).record(program, arr.ravel(), out, exclusive)
+    _recorder(arr.device, arr.dtype, op, arr.size, method).record(program, arr.ravel(), out, exclusive)
     program.run()
     return out
 
@@ -97,13 +123,13 @@ class ScanPlan:
     pipelines or buffers. Returns the plan's own output Array (overwritten by the next
     run) unless `out=` is given; `profile=True` also returns GPU time per step."""
 
-    def __init__(self, n: int, dtype, op="sum", exclusive: bool = False):
+    def __init__(self, n: int, dtype, op="sum", exclusive: bool = False, method: str | None = None):
         device = get_device()
         self.dtype = check_dtype(dtype, device, operators.NUMERIC)
         self.n, self.exclusive = int(n), bool(exclusive)
         if self.n <= 0:
             raise ValueError("a scan plan needs n > 0")
-        self._recorder = _Recorder(device, self.dtype, op)
+        self._recorder = _recorder(device, self.dtype, op, self.n, method)
         self.result = empty((self.n,), self.dtype, device)
         self._plan = Plan(device, "scan plan", self._record)
 
