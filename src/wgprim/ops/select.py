@@ -128,7 +128,12 @@ def _select(x: Array | None, mask: Array, ordered: bool = True) -> Array:
     dt = U32 if x is None else x.dtype
     if mask.size == 0:
         return empty((0,), dt, mask.device)
-    program, outs, totals = _compact_program(x, mask, ordered)
+    if ordered:  # one pass: count, chained scan of the counts, scatter (ops/compaction.py)
+        from wgprim.ops.compaction import compact_program
+
+        program, outs, totals = compact_program(x, mask)
+    else:
+        program, outs, totals = _compact_program(x, mask, ordered)
     program.run()
     return _gather_outputs(outs, totals.numpy(), dt)
 
