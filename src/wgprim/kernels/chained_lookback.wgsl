@@ -18,12 +18,14 @@
 // same bits), by workgroups that fell back on that tile, with those same bits. A reader that
 // sees both halves READY therefore holds both halves of one value.
 //
+// One of chained_window_subgroup.wgsl / chained_window_barrier.wgsl defines
+// lookback_windows(), the reading of predecessors' states a window at a time.
+//
 // The including kernel defines: `alias ChainT` (the value type, 32 bits), chain_identity(),
 // chain_combine(a, b) (associative, kept in order), `Invocation` (with `index`), `WG`, and
 // chain_reduce_tile(inv, tile) -> ChainT, the in-order combination of tile `tile`'s input,
 // called by the whole workgroup in uniform control flow.
 
-const LOOKBACK_WINDOW: u32 = 32u;  // predecessors read at once, one per invocation
 override SPIN_BUDGET: u32 = 4u;    // polls of a NOT READY predecessor before falling back
 override PUBLISH_FALLBACK: bool = false;
 // Test modes (FAULT_MODE != 0): tiles with tile % FAULT_EVERY == FAULT_PHASE misbehave.
@@ -55,8 +57,6 @@ struct Chain {
 // [fallbacks, look-back rounds, polls of a NOT READY predecessor, delay sink]
 @group(0) @binding(13) var<storage, read_write> chain_stats: array<atomic<u32>>;
 
-var<workgroup> lb_status: array<u32, LOOKBACK_WINDOW>;
-var<workgroup> lb_value: array<ChainT, LOOKBACK_WINDOW>;
 var<workgroup> lb_end: u32;       // tiles [lb_end, tile) are combined; LOOKBACK_DONE: finished
 var<workgroup> lb_fallback: u32;  // the tile to reduce ourselves, or LOOKBACK_DONE
 var<workgroup> lb_prefix: ChainT;
@@ -87,11 +87,11 @@ fn read_state(tile: u32) -> TileState {
   let w = (chain.tile_base + tile) * 4u;
   let inc_lo = atomicLoad(&tile_states[w + 2u]);
   let inc_hi = atomicLoad(&tile_states[w + 3u]);
+  let agg_lo = atomicLoad(&tile_states[w]);
+  let agg_hi = atomicLoad(&tile_states[w + 1u]);
   if ((inc_lo & inc_hi & STATE_READY) != 0u) {
     return TileState(INCLUSIVE, bitcast<ChainT>((inc_lo & 0xffffu) | (inc_hi << 16u)));
   }
-  let agg_lo = atomicLoad(&tile_states[w]);
-  let agg_hi = atomicLoad(&tile_states[w + 1u]);
   if ((agg_lo & agg_hi & STATE_READY) != 0u) {
     return TileState(AGGREGATE, bitcast<ChainT>((agg_lo & 0xffffu) | (agg_hi << 16u)));
   }
@@ -116,7 +116,9 @@ fn fault_delay(tile: u32) {
 // control flow.
 fn chained_prefix(inv: Invocation, tile: u32, last: bool) -> ChainT {
   let t = inv.index;
-  var acc = chain_identity();  // invocation 0: the combination of tiles [lb_end, tile)
+  // The combination of tiles [lb_end, tile) and the polls of the nearest one: only
+  // invocation 0's copies count (the window functions may update others' copies alike).
+  var acc = chain_identity();
   var polls = 0u;
   workgroupBarrier();  // lb_aggregate is set
   let aggregate = lb_aggregate;
@@ -139,52 +141,9 @@ fn chained_prefix(inv: Invocation, tile: u32, last: bool) -> ChainT {
     if (end == LOOKBACK_DONE) {
       break;
     }
-    // The window: invocation k reads tile end - 1 - k (nearest first); the slot just
-    // before the dispatch's tile 0 holds the carry, as an inclusive value.
-    if (t < LOOKBACK_WINDOW) {
-      var s = TileState(INCLUSIVE, lb_carry);
-      if (t < end) {
-        s = read_state(end - 1u - t);
-      }
-      lb_status[t] = s.status;
-      lb_value[t] = s.value;
-    }
-    workgroupBarrier();
-    if (t == 0u) {
-      var k = 0u;
-      var finished = false;
-      for (; k < LOOKBACK_WINDOW; k++) {
-        let status = lb_status[k];
-        if (status == NOT_READY) {
-          break;
-        }
-        acc = chain_combine(lb_value[k], acc);
-        if (status == INCLUSIVE) {
-          finished = true;
-          break;
-        }
-      }
-      if (STATS) {
-        atomicAdd(&chain_stats[1], 1u);
-      }
-      if (finished) {
-        lb_prefix = acc;
-        lb_end = LOOKBACK_DONE;
-      } else if (k > 0u) {
-        lb_end = end - k;
-        polls = 0u;
-      } else {
-        // The nearest predecessor is NOT READY: poll again, at most SPIN_BUDGET times.
-        if (STATS) {
-          atomicAdd(&chain_stats[2], 1u);
-        }
-        polls += 1u;
-        if (polls > SPIN_BUDGET) {
-          lb_fallback = end - 1u;
-          polls = 0u;
-        }
-      }
-    }
+    // Windows of predecessors, until the look-back is finished or a predecessor stays
+    // NOT READY past the spin budget (then lb_fallback names it).
+    lookback_windows(inv, end, &acc, &polls);
     let fallback = workgroupUniformLoad(&lb_fallback);
     if (fallback != LOOKBACK_DONE) {
       // Decoupled fallback: reduce the predecessor's input ourselves and go on before it.

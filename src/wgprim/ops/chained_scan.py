@@ -72,6 +72,12 @@ def lookback_constants(spin_budget: int, publish: bool, fault: Fault | None, sta
     return consts
 
 
+def window_fragment(subgroups: bool) -> str:
+    """The look-back window: subgroup operations where subgroups are consecutive
+    invocations, workgroup memory and barriers elsewhere."""
+    return "chained_window_subgroup" if subgroups else "chained_window_barrier"
+
+
 def reset_states(p: Program, states, tiles: int) -> None:
     """Zero the state words of `tiles` tiles (one dispatch)."""
     pipe = get_pipeline(p.device, "chained_reset", "", "chained_reset", {"WG": WG})
@@ -103,7 +109,7 @@ class ChainedRecorder:
             raise ValueError(f"rows must be {VECS} for the blocked layout, a multiple of {VECS} for striped")
         self.tile = WG * rows * 4
         lanes = "scan_lanes_subgroup" if subgroups else "scan_lanes_barrier"
-        kernel = (lanes, "scan", "chained_lookback", "scan_chained")
+        kernel = (lanes, "scan", window_fragment(subgroups), "chained_lookback", "scan_chained")
         entry = "scan_chained"
         if layout == "striped":
             kernel += ("scan_chained_striped",)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from wgprim.array import Array, empty
-from wgprim.ops.chained_scan import SPIN_BUDGET, Fault, lookback_constants, reset_states
+from wgprim.ops.chained_scan import SPIN_BUDGET, Fault, lookback_constants, reset_states, window_fragment
 from wgprim.ops.common import chunks
 from wgprim.program import Program, consecutive_subgroups, get_pipeline
 
@@ -30,10 +30,11 @@ def compact_program(x: Array | None, mask: Array, *, spin_budget: int = SPIN_BUD
     dev = mask.device
     dt = U32 if x is None else x.dtype
     kind = "indices" if x is None else "values"
-    ranks = "select_ranks_subgroup" if consecutive_subgroups(dev) else "select_ranks_barrier"
+    subgroups = consecutive_subgroups(dev)
+    ranks = "select_ranks_subgroup" if subgroups else "select_ranks_barrier"
     consts = {"WG": WG, "TPW": 1, "STAGE": 1,
               **lookback_constants(spin_budget, True, fault, stats is not None)}
-    pipe = get_pipeline(dev, (ranks, "select", "chained_lookback", "compact_chained"),
+    pipe = get_pipeline(dev, (ranks, "select", window_fragment(subgroups), "chained_lookback", "compact_chained"),
                         f"alias T = {WGSL[dt]};\n", f"compact_chained_{kind}", consts)
     program = Program(dev, label="compact single-pass")
     parts = chunks(mask.size, 4, TILE, dev)
