@@ -26,6 +26,8 @@ from wgprim.program import Program, consecutive_subgroups, get_pipeline
 WG = 256
 VECS = 4  # scan.wgsl's vec4s per invocation
 SPIN_BUDGET = 4
+# Predecessors each lane of the look-back subgroup reads per window (32 lanes: 128 tiles).
+PER_LANE = 4
 # vec4s per invocation of the striped kernel (its tile is WG * ROWS * 4 elements).
 STRIPED_ROWS = 4
 SINGLE_PASS_DTYPES = (operators.U32, operators.I32, operators.F32)
@@ -72,6 +74,11 @@ def lookback_constants(spin_budget: int, publish: bool, fault: Fault | None, sta
     return consts
 
 
+def lookback_preamble(per_lane: int = PER_LANE) -> str:
+    """WGSL constants of the look-back window (put in the preamble)."""
+    return f"const LOOKBACK_PER_LANE: u32 = {int(per_lane)}u;\n"
+
+
 def window_fragment(subgroups: bool) -> str:
     """The look-back window: subgroup operations where subgroups are consecutive
     invocations, workgroup memory and barriers elsewhere."""
@@ -92,7 +99,7 @@ class ChainedRecorder:
 
     def __init__(self, device: Device, dt: np.dtype, op, *, layout: str | None = None,
                  spin_budget: int = SPIN_BUDGET, fault: Fault | None = None, stats: bool = False,
-                 rows: int | None = None):
+                 rows: int | None = None, per_lane: int = PER_LANE):
         dt = np.dtype(dt)
         if not supports(dt):
             raise TypeError(f"the single-pass scan takes uint32, int32 or float32, not {dt}")
@@ -114,7 +121,8 @@ class ChainedRecorder:
         if layout == "striped":
             kernel += ("scan_chained_striped",)
             entry = "scan_chained_striped"
-        preamble = operators.preamble(op, dt, for_scan=True) + f"const ROWS: u32 = {rows}u;\n"
+        preamble = (operators.preamble(op, dt, for_scan=True) + f"const ROWS: u32 = {rows}u;\n"
+                    + lookback_preamble(per_lane))
         consts = {"WG": WG, **lookback_constants(spin_budget, publishes_fallback(op, dt), fault, stats)}
         self.pipeline = get_pipeline(device, kernel, preamble, entry, consts)
 
@@ -138,7 +146,7 @@ class ChainedRecorder:
 
 def chained_scan(x, op="sum", exclusive: bool = False, **options):
     """The single-pass scan of the flattened `x` with recorder `options` (layout,
-    spin_budget, fault, rows); returns (result Array, look-back statistics
+    spin_budget, fault, rows, per_lane); returns (result Array, look-back statistics
     {fallbacks, rounds, polls}) — the statistics are counted only when asked
     (`stats=True`), for tests that must see the fallback happen."""
     from wgprim.array import empty

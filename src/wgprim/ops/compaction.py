@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from wgprim.array import Array, empty
-from wgprim.ops.chained_scan import SPIN_BUDGET, Fault, lookback_constants, reset_states, window_fragment
+from wgprim.ops.chained_scan import (PER_LANE, SPIN_BUDGET, Fault, lookback_constants, lookback_preamble,
+                                     reset_states, window_fragment)
 from wgprim.ops.common import chunks
 from wgprim.program import Program, consecutive_subgroups, get_pipeline
 
@@ -24,7 +25,7 @@ TILE = WG * 4 * 4  # select.wgsl's tile: 4 mask words (16 flags) per invocation
 
 
 def compact_program(x: Array | None, mask: Array, *, spin_budget: int = SPIN_BUDGET,
-                    fault: Fault | None = None, stats=None):
+                    fault: Fault | None = None, stats=None, per_lane: int = PER_LANE):
     """Record the compaction of x (None: the indices) by mask. Returns (program, output
     per chunk, Array of the kept count per chunk)."""
     dev = mask.device
@@ -35,7 +36,7 @@ def compact_program(x: Array | None, mask: Array, *, spin_budget: int = SPIN_BUD
     consts = {"WG": WG, "TPW": 1, "STAGE": 1,
               **lookback_constants(spin_budget, True, fault, stats is not None)}
     pipe = get_pipeline(dev, (ranks, "select", window_fragment(subgroups), "chained_lookback", "compact_chained"),
-                        f"alias T = {WGSL[dt]};\n", f"compact_chained_{kind}", consts)
+                        f"alias T = {WGSL[dt]};\n" + lookback_preamble(per_lane), f"compact_chained_{kind}", consts)
     program = Program(dev, label="compact single-pass")
     parts = chunks(mask.size, 4, TILE, dev)
     groups = [-(-c.count // TILE) for c in parts]
