@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from wgprim.array import Array, empty
-from wgprim.ops.chained_scan import (PER_LANE, SPIN_BUDGET, Fault, lookback_constants, lookback_preamble,
+from wgprim.ops.chained_scan import (SPIN_BUDGET, Fault, lookback_constants, lookback_preamble,
                                      reset_states, window_fragment)
 from wgprim.ops.common import chunks
 from wgprim.program import Program, consecutive_subgroups, get_pipeline
@@ -22,10 +22,21 @@ U32 = np.dtype(np.uint32)
 WGSL = {np.dtype(np.uint32): "u32", np.dtype(np.int32): "i32", np.dtype(np.float32): "f32"}
 WG = 256
 TILE = WG * 4 * 4  # select.wgsl's tile: 4 mask words (16 flags) per invocation
+# The configuration measured on an H200 (benchmarks/scan-h200-2026-12-01.json): 4 states
+# per look-back lane. Half selected, f32: 0.027 ms at 2^20 (three phases: 0.033), 0.106 at
+# 2^24 (0.087), 1.32 at 2^28 (0.89). So the default takes the single pass only up to
+# SINGLE_PASS_UP_TO elements, where it was measured faster.
+COMPACT_PER_LANE = 4
+SINGLE_PASS_UP_TO = 1 << 20
+
+
+def single_pass_default(n: int) -> bool:
+    """Whether ordered compaction of n elements takes the single pass by default."""
+    return n <= SINGLE_PASS_UP_TO
 
 
 def compact_program(x: Array | None, mask: Array, *, spin_budget: int = SPIN_BUDGET,
-                    fault: Fault | None = None, stats=None, per_lane: int = PER_LANE):
+                    fault: Fault | None = None, stats=None, per_lane: int = COMPACT_PER_LANE):
     """Record the compaction of x (None: the indices) by mask. Returns (program, output
     per chunk, Array of the kept count per chunk)."""
     dev = mask.device

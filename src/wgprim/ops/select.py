@@ -128,10 +128,10 @@ def _select(x: Array | None, mask: Array, ordered: bool = True) -> Array:
     dt = U32 if x is None else x.dtype
     if mask.size == 0:
         return empty((0,), dt, mask.device)
-    if ordered:  # one pass: count, chained scan of the counts, scatter (ops/compaction.py)
-        from wgprim.ops.compaction import compact_program
+    from wgprim.ops import compaction
 
-        program, outs, totals = compact_program(x, mask)
+    if ordered and compaction.single_pass_default(mask.size):  # one pass (ops/compaction.py)
+        program, outs, totals = compaction.compact_program(x, mask)
     else:
         program, outs, totals = _compact_program(x, mask, ordered)
     program.run()
