@@ -1,7 +1,10 @@
 """Single-pass scan and compaction against today's reduce-then-scan, a copy kernel, and
 torch / CuPy, in one process (run from the repository root on a machine with CUDA):
 
-    python3 benchmarks/scan_h200.py --out DIR [--sizes 20,24,28] [--rounds 7] [--quick]
+    python3 benchmarks/scan_h200.py --out DIR [--sizes 20,24,28] [--rounds 7] [--variants ...]
+
+(benchmarks/scan-h200-2026-12-01.json came from --variants rts,striped4,striped4-k1,
+striped4-k8,striped8,striped8-k8,striped8-k2,blocked,striped4-spin0,striped4-spin16)
 
 1. Correctness of every variant at every size (u32 exact against numpy's wrapping cumsum,
    f32 within the documented bound against a float64 cumsum), every operator and dtype at
@@ -205,7 +208,7 @@ def main():
     ap.add_argument("--out", default="benchmarks/out")
     ap.add_argument("--sizes", default="20,24,28")
     ap.add_argument("--rounds", type=int, default=7)
-    ap.add_argument("--variants", default="rts,striped4,striped8,blocked")
+    ap.add_argument("--variants", default="rts,default,striped4-k1,striped8-k1,striped4")
     ap.add_argument("--skip-checks", action="store_true")
     ap.add_argument("--check-shrink", type=int, default=1)
     args = ap.parse_args()
@@ -215,7 +218,7 @@ def main():
     out_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     dev = wgprim.get_device()
-    report = {"date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"), "adapter": dev.summary
+    report = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "adapter": dev.summary
               if hasattr(dev, "summary") else str(dev), "python": platform.python_version(), "checks": [],
               "timing": {}, "steps": {}, "stats": {}}
     try:
@@ -234,20 +237,23 @@ def main():
     rng = np.random.default_rng(0)
     from wgprim.bench.timing import warm_gpu
 
+    # Names as in benchmarks/scan-h200-2026-12-01.json: stripedR = the striped layout with
+    # R vec4s per invocation, -kK = K states per look-back lane (4 unless named).
     variants = {
         "rts": dict(method="rts"),
-        "striped4": dict(method="sp", layout="striped", rows=4),
-        "striped8": dict(method="sp", layout="striped", rows=8),
-        "striped16": dict(method="sp", layout="striped", rows=16),
-        "blocked": dict(method="sp", layout="blocked"),
-        "striped4-spin0": dict(method="sp", layout="striped", rows=4, spin_budget=0),
-        "striped4-spin16": dict(method="sp", layout="striped", rows=4, spin_budget=16),
-        "striped4-spin32": dict(method="sp", layout="striped", rows=4, spin_budget=32),
-        "striped8-spin0": dict(method="sp", layout="striped", rows=8, spin_budget=0),
+        "default": dict(method="sp"),
+        "striped4": dict(method="sp", layout="striped", rows=4, per_lane=4),
+        "striped8": dict(method="sp", layout="striped", rows=8, per_lane=4),
+        "striped16": dict(method="sp", layout="striped", rows=16, per_lane=4),
+        "blocked": dict(method="sp", layout="blocked", per_lane=4),
+        "striped4-spin0": dict(method="sp", layout="striped", rows=4, per_lane=4, spin_budget=0),
+        "striped4-spin16": dict(method="sp", layout="striped", rows=4, per_lane=4, spin_budget=16),
+        "striped4-spin32": dict(method="sp", layout="striped", rows=4, per_lane=4, spin_budget=32),
         "striped4-k1": dict(method="sp", layout="striped", rows=4, per_lane=1),
         "striped4-k8": dict(method="sp", layout="striped", rows=4, per_lane=8),
-        "striped8-k8": dict(method="sp", layout="striped", rows=8, per_lane=8),
+        "striped8-k1": dict(method="sp", layout="striped", rows=8, per_lane=1),
         "striped8-k2": dict(method="sp", layout="striped", rows=8, per_lane=2),
+        "striped8-k8": dict(method="sp", layout="striped", rows=8, per_lane=8),
     }
     chosen = [v for v in args.variants.split(",") if v]
 
@@ -331,7 +337,7 @@ def main():
     # look-back statistics at the largest size, on this GPU's real concurrency
     n = max(sizes)
     for dtn in ("float32", "uint32"):
-        for v in ("striped4", "striped4-k1", "striped4-k8", "striped8", "blocked"):
+        for v in ("default", "striped4", "striped4-k1", "striped4-k8", "striped8", "blocked"):
             if v not in chosen:
                 continue
             opts = {k: a for k, a in variants[v].items() if k != "method"}

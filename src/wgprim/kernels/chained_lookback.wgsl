@@ -11,7 +11,7 @@
 // Atomics do not order other memory, so every value travels inside the atomic words that
 // carry its state: a 32-bit value is two 16-bit halves, each in its own atomic<u32> with a
 // READY bit (bit 16). A tile has four words: aggregate low/high, inclusive low/high. A word
-// goes from 0 to READY | half exactly once per run (the states are zeroed by a dispatch
+// changes at most once per run, from 0 to READY | half (the states are zeroed by a dispatch
 // before this one), and only ever to the halves of one value: the owner alone writes the
 // inclusive words; the aggregate words are written by the owner and, when PUBLISH_FALLBACK
 // is on (integer operators and min/max, where every workgroup's reduction of a tile is the

@@ -65,7 +65,7 @@ def publishes_fallback(op, dt: np.dtype) -> bool:
     """Whether a workgroup that reduced a predecessor's tile may publish that aggregate:
     only where every reduction of the tile gives the same bits (integer built-ins, and
     min/max, exact on floats too), so two writers never write two different values."""
-    name, monoid = operators.resolve(op, dt, for_scan=True)
+    name, _ = operators.resolve(op, dt, for_scan=True)
     if name in ("min", "max"):
         return True
     return dt.kind in "iu" and not isinstance(op, operators.Monoid)

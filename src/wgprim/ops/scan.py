@@ -6,6 +6,9 @@ the totals is this same recursion, so 4096^k elements need k levels; a single ti
 one dispatch. Operators must be associative; order is kept, so they need not commute.
 u32/i32 wrap modulo 2^32 (numpy's cumsum would widen to int64: compare with
 `np.cumsum(x, dtype=x.dtype)`).
+
+This is the `method="reduce-then-scan"` path. The default for 32-bit types beyond one tile
+is the single pass of ops/chained_scan.py (docs/scan.md).
 """
 from __future__ import annotations
 
