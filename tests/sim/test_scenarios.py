@@ -89,3 +89,20 @@ def test_hundred_thousand_workgroups_simulate_quickly(name):
     simulate(SCENARIOS[name].build(100_000, 4), Machine(2, 8), "random", seed=7)
     # A few seconds on a laptop; generous for slow CI machines.
     assert time.perf_counter() - start < 30
+
+
+def test_decoupled_fallback_models_the_kernel():
+    """The scenario is the kernel's shape: read a tile, poll the predecessor once plus the
+    spin budget, fall back by reading one tile, publish, write the tile."""
+    from wgprim.sim.program import Compute, SetFlag, WaitFlag
+
+    scenario = SCENARIOS["decoupled-fallback"].build(5, 3)
+    first, later = scenario.dispatches[0][0], scenario.dispatches[0][3]
+    assert [type(s) for s in first] == [Compute, SetFlag, Compute]
+    read, wait, publish, write = later
+    assert isinstance(wait, WaitFlag) and wait.flag == "inclusive[2]" and wait.tries == 4
+    assert wait.fallback == (read,) and read.time == write.time == 1.0
+    assert publish == SetFlag("inclusive[3]")
+    # Under the adversary every look-back times out: each of the n - 1 fallbacks reads one tile.
+    result = simulate(SCENARIOS["decoupled-fallback"].build(40, 4), Machine(1, 1), "adversarial")
+    assert not result.deadlocked and result.time_by_kind["fallback"] == 39

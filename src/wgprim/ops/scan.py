@@ -6,6 +6,9 @@ the totals is this same recursion, so 4096^k elements need k levels; a single ti
 one dispatch. Operators must be associative; order is kept, so they need not commute.
 u32/i32 wrap modulo 2^32 (numpy's cumsum would widen to int64: compare with
 `np.cumsum(x, dtype=x.dtype)`).
+
+This is the `method="reduce-then-scan"` path. The default for 32-bit types beyond one tile
+is the single pass of ops/chained_scan.py (docs/scan.md).
 """
 from __future__ import annotations
 
@@ -21,14 +24,26 @@ WG = 256
 TILE = WG * 16  # elements per workgroup: 16 consecutive per invocation
 
 
-def cumsum_error_bound(abs_prefix_sums, dtype=np.float32):
-    """Worst-case |error| of each element of a float cumsum, given the running sums of |x|.
+def cumsum_error_bound(abs_prefix_sums, dtype=np.float32, method: str | None = None):
+    """Worst-case |error| of each element of a float cumsum, given the running sums of |x|,
+    for `method` (None: the method scan() picks for this many elements of `dtype`).
 
-    An output passes through its invocation's sequential chain (16 additions), the lane
-    scan (8), and per level the tile prefix (again 16 + 8): a depth of 64 additions covers
-    4096^3 elements, each adding at most eps relative to the magnitudes summed so far.
+    reduce-then-scan: an output passes through its invocation's sequential chain (16
+    additions), the lane scan (8), and per level the tile prefix (again 16 + 8): a depth
+    of 64 additions covers 4096^3 elements, each adding at most eps relative to the
+    magnitudes summed so far.
+    single-pass: the prefix of tile t chains the tiles before it (one addition per tile,
+    docs/scan.md), on top of at most 96 inside tiles: 96 + t for elements of tile t
+    (tiles of 4096 elements, the smallest the single pass uses).
     """
-    return 64 * float(np.finfo(dtype).eps) * np.asarray(abs_prefix_sums)
+    from wgprim.ops.chained_scan import choose_method
+
+    abs_prefix_sums = np.asarray(abs_prefix_sums)
+    eps = float(np.finfo(dtype).eps)
+    if choose_method(abs_prefix_sums.size, np.dtype(dtype), method) == "single-pass":
+        depth = 96 + np.arange(abs_prefix_sums.size) // 4096
+        return depth.reshape(abs_prefix_sums.shape) * eps * abs_prefix_sums
+    return 64 * eps * abs_prefix_sums
 
 
 class ScanRecorder:
@@ -69,9 +84,21 @@ class ScanRecorder:
             )
 
 
-def scan(x, op="sum", exclusive: bool = False, *, axis=None) -> Array:
+def _recorder(device: Device, dt: np.dtype, op, n: int, method: str | None):
+    """The recorder of `method` ("single-pass", "reduce-then-scan"; None: the default rule
+    of ops/chained_scan.py) for n elements."""
+    from wgprim.ops import chained_scan
+
+    if chained_scan.choose_method(n, dt, method) == "single-pass":
+        return chained_scan.ChainedRecorder(device, dt, op)
+    return ScanRecorder(device, dt, op)
+
+
+def scan(x, op="sum", exclusive: bool = False, method: str | None = None, *, axis=None) -> Array:
     """Inclusive (or exclusive) scan of the flattened `x` with `op`: sum, prod, min, max,
     bitwise_and, bitwise_or, bitwise_xor, or a `wgprim.Monoid`. Returns a 1-D Array.
+    `method`: "single-pass" (one pass over memory, 32-bit types) or "reduce-then-scan";
+    None picks per size and dtype (ops/chained_scan.py, choose_method).
     `axis=` (int): scan along that axis, result of x's shape (ops/axis.py)."""
     if not isinstance(exclusive, (bool, np.bool_)):
         raise TypeError(f"exclusive must be True or False, not {exclusive!r}")
@@ -83,9 +110,11 @@ def scan(x, op="sum", exclusive: bool = False, *, axis=None) -> Array:
     out = empty((arr.size,), arr.dtype, arr.device)
     if arr.size == 0:
         operators.resolve(op, arr.dtype, for_scan=True)
+        from wgprim.ops.chained_scan import choose_method
+        choose_method(0, arr.dtype, method)
         return out
     program = Program(arr.device, label="scan")
-    ScanRecorder(arr.device, arr.dtype, op).record(program, arr.ravel(), out, exclusive)
+    _recorder(arr.device, arr.dtype, op, arr.size, method).record(program, arr.ravel(), out, exclusive)
     program.run()
     return out
 
@@ -102,7 +131,7 @@ class ScanPlan:
     (overwritten by that thread's next run; each thread has its own) unless `out=` is
     given; `profile=True` also returns GPU time per step. Safe to share between threads."""
 
-    def __init__(self, n: int, dtype, op="sum", exclusive: bool = False):
+    def __init__(self, n: int, dtype, op="sum", exclusive: bool = False, method: str | None = None):
         if not isinstance(exclusive, (bool, np.bool_)):
             raise TypeError(f"exclusive must be True or False, not {exclusive!r}")
         device = get_device()
@@ -110,7 +139,7 @@ class ScanPlan:
         self.n, self.exclusive = int(n), bool(exclusive)
         if self.n <= 0:
             raise ValueError("a scan plan needs n > 0")
-        self._recorder = ScanRecorder(device, self.dtype, op)
+        self._recorder = _recorder(device, self.dtype, op, self.n, method)
         self._plan = Plan(device, "scan plan", self._record, lambda: empty((self.n,), self.dtype, device))
 
     @property

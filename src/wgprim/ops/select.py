@@ -130,8 +130,13 @@ def _select(x: Array | None, mask: Array, ordered: bool = True) -> Array:
     dt = U32 if x is None else x.dtype
     if mask.size == 0:
         return empty((0,), dt, mask.device)
-    program = Program(mask.device, label="compact" if ordered else "compact unordered")
-    outs, totals = CompactRecorder(mask.device, None if x is None else x.dtype, ordered).record(program, x, mask)
+    from wgprim.ops import compaction
+
+    if ordered and compaction.single_pass_default(mask.size):  # one pass (ops/compaction.py)
+        program, outs, totals = compaction.compact_program(x, mask)
+    else:
+        program = Program(mask.device, label="compact" if ordered else "compact unordered")
+        outs, totals = CompactRecorder(mask.device, None if x is None else x.dtype, ordered).record(program, x, mask)
     program.run()
     return _gather_outputs(outs, totals.numpy(), dt)
 

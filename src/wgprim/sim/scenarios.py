@@ -100,15 +100,25 @@ def predict_chained_scan(n: int, machine: Machine, orders) -> tuple[bool, str]:
 
 
 # -- decoupled-fallback ---------------------------------------------------------------
+READ_TILE = Compute(1.0)   # reading and reducing one tile (the kernel's first phase)
+WRITE_TILE = Compute(1.0)  # scanning it again from its prefix and writing it out
+
+
 def build_decoupled_fallback(n: int, tries: int = 4) -> Scenario:
-    # The fallback step stands for computing the predecessor's total from its input.
-    programs = [(WORK, SetFlag(_inclusive(0)), WORK)]
-    programs += [(WORK, WaitFlag(_inclusive(i - 1), tries=tries, fallback=WORK),
-                  SetFlag(_inclusive(i)), WORK)
+    """What kernels/chained_lookback.wgsl does, with `tries` its spin budget: a workgroup
+    reads its tile, looks at its predecessor's state once and then up to `tries` more
+    times (poll count = tries + 1), and if it is still not there reads the predecessor's
+    tile itself (the fallback costs one tile read, the same as its own first phase), then
+    publishes its inclusive value and writes its tile. The kernel's look-back then goes on
+    to earlier tiles; the model stops at the predecessor, which is exact whenever that
+    one's value is the last one missing."""
+    programs = [(READ_TILE, SetFlag(_inclusive(0)), WRITE_TILE)]
+    programs += [(READ_TILE, WaitFlag(_inclusive(i - 1), tries=tries + 1, fallback=READ_TILE),
+                  SetFlag(_inclusive(i)), WRITE_TILE)
                  for i in range(1, n)]
     return Scenario("decoupled-fallback", [programs],
-                    f"chained-scan, but each wait gives up after {tries} tries and the "
-                    "workgroup computes its predecessor's total itself")
+                    f"chained-scan, but each look-back polls at most {tries + 1} times (a spin "
+                    f"budget of {tries}) and then reads the predecessor's tile itself")
 
 
 SCENARIOS: dict[str, Builtin] = {b.name: b for b in [
@@ -145,9 +155,9 @@ SCENARIOS: dict[str, Builtin] = {b.name: b for b in [
         build_chained_scan, predict_chained_scan),
     Builtin(
         "decoupled-fallback",
-        "chained-scan, but a wait gives up after k tries and computes the predecessor's "
-        "total itself",
-        "never deadlocks: every wait gives up after k tries, so each workgroup finishes in "
-        "bounded time whatever the others do, and the queue always drains.",
+        "chained-scan, but a look-back polls at most k + 1 times (spin budget k) and then "
+        "reads the predecessor's tile itself",
+        "never deadlocks: every wait gives up after k + 1 polls, so each workgroup finishes "
+        "in bounded time whatever the others do, and the queue always drains.",
         build_decoupled_fallback, predict_never),
 ]}

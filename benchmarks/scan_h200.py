@@ -1,0 +1,385 @@
+"""Single-pass scan and compaction against today's reduce-then-scan, a copy kernel, and
+torch / CuPy, in one process (run from the repository root on a machine with CUDA):
+
+    python3 benchmarks/scan_h200.py --out DIR [--sizes 20,24,28] [--rounds 7] [--variants ...]
+
+(benchmarks/scan-h200-2026-12-01.json came from --variants rts,striped4,striped4-k1,
+striped4-k8,striped8,striped8-k8,striped8-k2,blocked,striped4-spin0,striped4-spin16)
+
+1. Correctness of every variant at every size (u32 exact against numpy's wrapping cumsum,
+   f32 within the documented bound against a float64 cumsum), every operator and dtype at
+   an awkward size, and the forced-fallback modes (spin budget 0, tiles that publish
+   nothing, late, or only their aggregate) on this GPU's real concurrency.
+2. Timing: wgprim by GPU timestamps around every dispatch of the call (the state reset
+   included), torch / CuPy by CUDA events, interleaved round by round after a warm-up;
+   medians over rounds. GB/s counts bytes read + written once (2 * n * 4 for a scan).
+
+Prints a table and writes DIR/scan_h200.json.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import platform
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+import wgprim  # noqa: E402
+from wgprim.array import empty  # noqa: E402
+from wgprim.ops import chained_scan as cs  # noqa: E402
+from wgprim.ops import compaction, select  # noqa: E402
+from wgprim.ops.scan import _Recorder, cumsum_error_bound  # noqa: E402
+from wgprim.program import Program, get_pipeline  # noqa: E402
+
+
+CHECK_SHRINK = 1  # --check-shrink: smaller check sizes for a dry run on a CPU adapter
+
+
+def log(*a):
+    print(*a, flush=True)
+
+
+# -- wgprim programs recorded once -------------------------------------------------------
+def scan_program(dev, x, out, method, **options):
+    p = Program(dev, "bench scan", transient=False)
+    if method == "rts":
+        _Recorder(dev, x.dtype, "sum").record(p, x, out, False)
+    else:
+        cs.ChainedRecorder(dev, x.dtype, "sum", **options).record(p, x, out, False)
+    return p
+
+
+def copy_program(dev, src, dst):
+    vecs = src.size // 4
+    groups = -(-vecs // 1024)
+    pipe = get_pipeline(dev, "copy", "", "copy", {"WG": 256})
+    p = Program(dev, "copy", transient=False)
+    p.dispatch("copy", pipe, {0: p.params(vecs, groups), 1: src.buffer, 2: dst.buffer}, groups)
+    return p
+
+
+class Compaction:
+    """A recorded compaction (single-pass or today's three phases) and its result."""
+
+    def __init__(self, x, m, single, per_lane=cs.PER_LANE):
+        if single:
+            self.p, self.outs, self.totals = compaction.compact_program(x, m, per_lane=per_lane)
+        else:
+            self.p, self.outs, self.totals = select._compact_program(x, m, True)
+        self.p.transient = False
+
+    def result(self, dt):
+        return select._gather_outputs(self.outs, self.totals.numpy(), dt).numpy()
+
+
+def gpu_ms(program) -> float:
+    steps = program.run(profile=True)
+    return float(sum(s.ms for s in steps))
+
+
+def step_ms(program) -> list:
+    return [(s.label, round(s.ms, 4)) for s in program.run(profile=True)]
+
+
+# -- checks ------------------------------------------------------------------------------
+_REFS: dict = {}
+
+
+def check_cumsum(got: np.ndarray, x: np.ndarray, method: str) -> tuple[bool, str]:
+    """u32/i32 exactly against numpy's wrapping cumsum, f32 within the documented bound of
+    `method` against a float64 cumsum (references cached per input)."""
+    sp = "single-pass" if method != "rts" else "reduce-then-scan"
+    key = (id(x), x.size, sp)
+    if key not in _REFS:
+        if len(_REFS) > 4:
+            _REFS.clear()
+        if x.dtype.kind == "f":
+            _REFS[key] = (np.cumsum(x.astype(np.float64)),
+                          cumsum_error_bound(np.cumsum(np.abs(x.astype(np.float64))), x.dtype, sp))
+        else:
+            _REFS[key] = (np.cumsum(x, dtype=x.dtype), None)
+    ref, bound = _REFS[key]
+    if bound is not None:
+        err = np.abs(got.astype(np.float64) - ref)
+        ok = bool(np.all(err <= bound))
+        return ok, f"max err/bound {float(np.max(err / np.maximum(bound, 1e-300))):.3g}"
+    ok = bool(np.array_equal(got, ref))
+    return ok, "exact" if ok else f"{int(np.sum(got != ref))} wrong"
+
+
+UFUNC = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum,
+         "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor}
+
+
+def operator_checks(rng, results):
+    """Every operator and dtype, inclusive and exclusive, both layouts, default spin and
+    spin 0, at an awkward size."""
+    n = (1 << 22) // CHECK_SHRINK + 77
+    last = wgprim.Monoid("select(a, b, b != 0u)", identity=0)
+    for dt in (np.uint32, np.int32, np.float32):
+        for op in UFUNC:
+            if dt == np.float32 and op.startswith("bitwise"):
+                continue
+            if op == "prod":
+                x = (rng.integers(0, 50, n) == 0).astype(dt) + 1 if dt != np.float32 else \
+                    rng.uniform(0.9999, 1.0001, n).astype(dt)
+            elif op.startswith("bitwise"):
+                x = rng.integers(0, 2**31, n).astype(dt) | (rng.integers(0, 2, n).astype(dt) << 3)
+            else:
+                x = (rng.standard_normal(n) * 100).astype(dt) if dt == np.float32 else \
+                    rng.integers(-1000 if dt == np.int32 else 0, 1000, n).astype(dt)
+            for layout in ("striped", "blocked"):
+                for spin in (cs.SPIN_BUDGET, 0):
+                    for exclusive in (False, True):
+                        got, stats = cs.chained_scan(x, op, exclusive, layout=layout, spin_budget=spin, stats=True)
+                        got = got.numpy()
+                        ref = UFUNC[op].accumulate(x, dtype=x.dtype)
+                        if exclusive:
+                            from wgprim.ops.operators import identity_value
+                            ref = np.concatenate([[identity_value(op, np.dtype(dt))], ref[:-1]]).astype(dt)
+                        if dt == np.float32 and op in ("sum", "prod"):
+                            if op == "sum":
+                                r64 = np.cumsum(x.astype(np.float64))
+                                b = cumsum_error_bound(np.cumsum(np.abs(x.astype(np.float64))), dt, "single-pass")
+                                if exclusive:
+                                    r64, b = np.concatenate([[0.0], r64[:-1]]), np.concatenate([[0.0], b[:-1]])
+                                ok = bool(np.all(np.abs(got - r64) <= b))
+                            else:
+                                r64 = np.cumprod(x.astype(np.float64))
+                                if exclusive:
+                                    r64 = np.concatenate([[1.0], r64[:-1]])
+                                ok = bool(np.all(np.abs(got - r64) <= (200 + np.arange(n)) * 1.2e-7 * np.abs(r64)))
+                        else:
+                            ok = bool(np.array_equal(got, ref))
+                        results.append({"check": "operator", "dtype": np.dtype(dt).name, "op": op, "layout": layout,
+                                        "spin": spin, "exclusive": exclusive, "n": n, "ok": ok, **stats})
+                        if not ok:
+                            log("FAIL operator", dt, op, layout, spin, exclusive)
+    x = rng.integers(0, 3, n).astype(np.uint32) * rng.integers(0, 2, n).astype(np.uint32)
+    idx = np.where(x != 0, np.arange(n), 0)
+    ref = x[np.maximum.accumulate(idx)]
+    ref[: np.argmax(x != 0)] = 0
+    for layout in ("striped", "blocked"):
+        got, stats = cs.chained_scan(x, last, layout=layout, spin_budget=0, stats=True)
+        ok = bool(np.array_equal(got.numpy(), ref))
+        results.append({"check": "monoid last-nonzero", "layout": layout, "n": n, "ok": ok, **stats})
+
+
+def fault_checks(rng, results):
+    faults = [None, cs.Fault("silent", 7, 3), cs.Fault("late", 5, 0, 20000), cs.Fault("aggregate-only", 3, 1),
+              cs.Fault("silent", 1, 0)]
+    for n in ((1 << 24) // CHECK_SHRINK + 123, 3_000_017 // CHECK_SHRINK):
+        xs = {np.uint32: rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32),
+              np.float32: rng.standard_normal(n).astype(np.float32)}
+        for fault in faults:
+            if fault is not None and fault.every == 1 and n > 4_000_000:
+                continue  # every tile silent: quadratic for floats
+            for dt, x in xs.items():
+                for layout in ("striped", "blocked"):
+                    got, stats = cs.chained_scan(x, layout=layout, spin_budget=0, fault=fault, stats=True)
+                    ok, note = check_cumsum(got.numpy(), x, "sp")
+                    results.append({"check": "fault", "fault": None if fault is None else fault.mode,
+                                    "every": None if fault is None else fault.every, "dtype": np.dtype(dt).name,
+                                    "layout": layout, "n": n, "ok": ok, "note": note, **stats})
+                    if not ok:
+                        log("FAIL fault", fault, dt, layout, n, note)
+        m = rng.random(n) < 0.5
+        x = xs[np.float32]
+        for fault in faults[:4]:
+            got, stats = compaction.compact_single_pass(x, m, spin_budget=0, fault=fault)
+            ok = bool(np.array_equal(got.numpy(), x[m]))
+            got2, _ = compaction.compact_single_pass(None, m, spin_budget=0, fault=fault)
+            ok2 = bool(np.array_equal(got2.numpy(), np.flatnonzero(m)))
+            results.append({"check": "compact fault", "fault": None if fault is None else fault.mode,
+                            "n": n, "ok": ok and ok2, **stats})
+
+
+# -- timing ------------------------------------------------------------------------------
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default="benchmarks/out")
+    ap.add_argument("--sizes", default="20,24,28")
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--variants", default="rts,default,striped4-k1,striped8-k1,striped4")
+    ap.add_argument("--skip-checks", action="store_true")
+    ap.add_argument("--check-shrink", type=int, default=1)
+    args = ap.parse_args()
+    global CHECK_SHRINK
+    CHECK_SHRINK = args.check_shrink
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    dev = wgprim.get_device()
+    report = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "adapter": dev.summary
+              if hasattr(dev, "summary") else str(dev), "python": platform.python_version(), "checks": [],
+              "timing": {}, "steps": {}, "stats": {}}
+    try:
+        report["gpu"] = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                                       capture_output=True, text=True).stdout.strip()
+    except Exception:
+        pass
+    log("device:", report.get("gpu"), report["adapter"])
+    try:
+        import torch
+        import cupy as cp
+        have_refs = torch.cuda.is_available()
+    except ImportError:  # a dry run without CUDA: wgprim only
+        have_refs = False
+
+    rng = np.random.default_rng(0)
+    from wgprim.bench.timing import warm_gpu
+
+    # Names as in benchmarks/scan-h200-2026-12-01.json: stripedR = the striped layout with
+    # R vec4s per invocation, -kK = K states per look-back lane (4 unless named).
+    variants = {
+        "rts": dict(method="rts"),
+        "default": dict(method="sp"),
+        "striped4": dict(method="sp", layout="striped", rows=4, per_lane=4),
+        "striped8": dict(method="sp", layout="striped", rows=8, per_lane=4),
+        "striped16": dict(method="sp", layout="striped", rows=16, per_lane=4),
+        "blocked": dict(method="sp", layout="blocked", per_lane=4),
+        "striped4-spin0": dict(method="sp", layout="striped", rows=4, per_lane=4, spin_budget=0),
+        "striped4-spin16": dict(method="sp", layout="striped", rows=4, per_lane=4, spin_budget=16),
+        "striped4-spin32": dict(method="sp", layout="striped", rows=4, per_lane=4, spin_budget=32),
+        "striped4-k1": dict(method="sp", layout="striped", rows=4, per_lane=1),
+        "striped4-k8": dict(method="sp", layout="striped", rows=4, per_lane=8),
+        "striped8-k1": dict(method="sp", layout="striped", rows=8, per_lane=1),
+        "striped8-k2": dict(method="sp", layout="striped", rows=8, per_lane=2),
+        "striped8-k8": dict(method="sp", layout="striped", rows=8, per_lane=8),
+    }
+    chosen = [v for v in args.variants.split(",") if v]
+
+    # correctness of each variant at each size, and the programs to time
+    sizes = [1 << int(s) for s in args.sizes.split(",")]
+    progs, refs_t = {}, {}
+    for n in sizes:
+        for dtn in ("float32", "uint32"):
+            dt = np.dtype(dtn)
+            x = rng.standard_normal(n).astype(dt) if dt.kind == "f" else \
+                rng.integers(0, 2**32, n, dtype=np.uint64).astype(dt)
+            gx = wgprim.asarray(x)
+            out = empty((n,), dt)
+            for v in chosen:
+                opts = dict(variants[v])
+                method = opts.pop("method")
+                try:
+                    p = scan_program(dev, gx, out, method, **opts)
+                    p.run()
+                    ok, note = check_cumsum(out.numpy(), x, method)
+                except Exception as e:  # a variant that does not build is reported, not fatal
+                    ok, note, p = False, f"error: {e}", None
+                    traceback.print_exc()
+                report["checks"].append({"check": "cumsum", "variant": v, "dtype": dtn, "n": n, "ok": ok, "note": note})
+                log(f"check cumsum {v:16s} {dtn} 2^{n.bit_length() - 1}: {ok} {note}")
+                if p is not None:
+                    progs[(v, dtn, n)] = p
+            tx = torch.from_numpy(x.view(np.int32) if dt.kind == "u" else x).cuda() if have_refs else None
+            cx = cp.asarray(x) if have_refs else None
+            refs_t[(dtn, n)] = (tx, cx, gx, out)
+        # compaction, half selected, f32
+        x = rng.standard_normal(n).astype(np.float32)
+        m = rng.random(n) < 0.5
+        gx, gm = wgprim.asarray(x), wgprim.asarray(m)
+        for name, single, k in (("compact-3phase", False, 0), ("compact-single", True, cs.PER_LANE),
+                                ("compact-single-k8", True, 8)):
+            c = Compaction(gx, gm, single, k)
+            c.p.run()
+            ok = bool(np.array_equal(c.result(np.dtype(np.float32)), x[m]))
+            report["checks"].append({"check": "compact", "variant": name, "n": n, "ok": ok})
+            log(f"check {name} 2^{n.bit_length() - 1}: {ok}")
+            progs[(name, "float32", n)] = c.p
+        progs[("copy", "float32", n)] = copy_program(dev, refs_t[("float32", n)][2], refs_t[("float32", n)][3])
+        if have_refs:
+            refs_t[("compact", n)] = (torch.from_numpy(x).cuda(), torch.from_numpy(m).cuda(), cp.asarray(x), cp.asarray(m))
+    log(f"[{time.time() - t0:.0f}s] timing")
+
+    warm_gpu(dev, 2000)
+    samples: dict = {}
+
+    def ev(call):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        call()
+        torch.cuda.synchronize()
+        s.record()
+        call()
+        e.record()
+        e.synchronize()
+        return s.elapsed_time(e)
+
+    for r in range(args.rounds):
+        for n in sizes:
+            for key, p in progs.items():
+                if key[2] == n:
+                    samples.setdefault(key, []).append(gpu_ms(p))
+            if not have_refs:
+                continue
+            for dtn in ("float32", "uint32"):
+                tx, cx, _, _ = refs_t[(dtn, n)]
+                samples.setdefault(("torch.cumsum", dtn, n), []).append(ev(lambda: torch.cumsum(tx, 0)))
+                samples.setdefault(("cupy.cumsum", dtn, n), []).append(ev(lambda: cp.cumsum(cx)))
+            tx, tm, cx, cm = refs_t[("compact", n)]
+            samples.setdefault(("torch x[mask]", "float32", n), []).append(ev(lambda: tx[tm]))
+            samples.setdefault(("cupy x[mask]", "float32", n), []).append(ev(lambda: cx[cm]))
+    for key, vals in samples.items():
+        report["timing"]["|".join(map(str, key))] = {"median_ms": float(np.median(vals)), "samples": vals}
+    for key, p in progs.items():
+        if key[2] == max(sizes):
+            report["steps"]["|".join(map(str, key))] = step_ms(p)
+
+    # look-back statistics at the largest size, on this GPU's real concurrency
+    n = max(sizes)
+    for dtn in ("float32", "uint32"):
+        for v in ("default", "striped4", "striped4-k1", "striped4-k8", "striped8", "blocked"):
+            if v not in chosen:
+                continue
+            opts = {k: a for k, a in variants[v].items() if k != "method"}
+            _, st = cs.chained_scan(refs_t[(dtn, n)][2], stats=True, **opts)
+            report["stats"][f"{v}|{dtn}|{n}"] = st
+    log(f"[{time.time() - t0:.0f}s] table")
+
+    # table
+    def med(key):
+        t = report["timing"].get("|".join(map(str, key)))
+        return t["median_ms"] if t else float("nan")
+
+    lines = ["| variant | dtype | n | ms | GB/s | % of copy |", "|---|---|---:|---:|---:|---:|"]
+    for n in sizes:
+        copy = med(("copy", "float32", n))
+        for key in sorted(k for k in samples if k[2] == n):
+            ms = med(key)
+            moved = 2 * n * 4 if "compact" not in key[0] and "mask" not in key[0] else n * 4 + n + n * 2
+            gbps = moved / (ms * 1e6)
+            lines.append(f"| {key[0]} | {key[1]} | 2^{n.bit_length() - 1} | {ms:.4f} | {gbps:.0f} | "
+                         f"{100 * copy / ms if 'compact' not in key[0] and 'mask' not in key[0] else float('nan'):.0f} |")
+    table = "\n".join(lines)
+    log(table)
+    report["table"] = table
+    (out_dir / "scan_h200.json").write_text(json.dumps(report, indent=1))  # kept if the checks run out of time
+
+    if not args.skip_checks:
+        log(f"[{time.time() - t0:.0f}s] fault and operator checks")
+        try:
+            fault_checks(rng, report["checks"])
+            operator_checks(rng, report["checks"])
+        except Exception:
+            report["checks"].append({"check": "crash", "ok": False, "note": traceback.format_exc()})
+            traceback.print_exc()
+    bad = [c for c in report["checks"] if not c.get("ok")]
+    report["all_ok"] = not bad
+    log(f"checks: {len(report['checks'])}, failed: {len(bad)}")
+    for c in bad:
+        log("  FAILED", c)
+    (out_dir / "scan_h200.json").write_text(json.dumps(report, indent=1))
+    log(f"[{time.time() - t0:.0f}s] done")
+
+
+if __name__ == "__main__":
+    main()

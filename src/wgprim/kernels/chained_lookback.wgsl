@@ -1,0 +1,174 @@
+// Single-pass chained scan with decoupled fallback: the look-back shared by
+// scan_chained.wgsl and compact_chained.wgsl (put after them or before, any order).
+//
+// Each workgroup owns one tile. It publishes the tile's AGGREGATE, looks back at earlier
+// tiles for the combination of everything before it, then publishes its INCLUSIVE value.
+// It never waits for another workgroup: a predecessor that is NOT READY is polled at most
+// SPIN_BUDGET more times, then this workgroup reduces that predecessor's input tile itself
+// (chain_reduce_tile: the fallback) and goes on further back. So every loop below ends after
+// a bounded number of rounds whatever the scheduler does (one workgroup at a time, any order).
+//
+// Atomics do not order other memory, so every value travels inside the atomic words that
+// carry its state: a 32-bit value is two 16-bit halves, each in its own atomic<u32> with a
+// READY bit (bit 16). A tile has four words: aggregate low/high, inclusive low/high. A word
+// changes at most once per run, from 0 to READY | half (the states are zeroed by a dispatch
+// before this one), and only ever to the halves of one value: the owner alone writes the
+// inclusive words; the aggregate words are written by the owner and, when PUBLISH_FALLBACK
+// is on (integer operators and min/max, where every workgroup's reduction of a tile is the
+// same bits), by workgroups that fell back on that tile, with those same bits. A reader that
+// sees both halves READY therefore holds both halves of one value.
+//
+// One of chained_window_subgroup.wgsl / chained_window_barrier.wgsl defines
+// lookback_windows(), the reading of predecessors' states a window at a time.
+//
+// The including kernel defines: `alias ChainT` (the value type, 32 bits), chain_identity(),
+// chain_combine(a, b) (associative, kept in order), `Invocation` (with `index`), `WG`, and
+// chain_reduce_tile(inv, tile) -> ChainT, the in-order combination of tile `tile`'s input,
+// called by the whole workgroup in uniform control flow.
+
+override SPIN_BUDGET: u32 = 4u;    // polls of a NOT READY predecessor before falling back
+override PUBLISH_FALLBACK: bool = false;
+// Test modes (FAULT_MODE != 0): tiles with tile % FAULT_EVERY == FAULT_PHASE misbehave.
+// 1: publish nothing; 2: spin FAULT_DELAY rounds before publishing; 3: publish the
+// aggregate but never the inclusive value.
+override FAULT_MODE: u32 = 0u;
+override FAULT_EVERY: u32 = 1u;
+override FAULT_PHASE: u32 = 0u;
+override FAULT_DELAY: u32 = 20000u;
+override STATS: bool = false;  // count fallbacks and look-back rounds into chain_stats
+
+const STATE_READY: u32 = 0x10000u;
+const NOT_READY: u32 = 0u;
+const AGGREGATE: u32 = 1u;
+const INCLUSIVE: u32 = 2u;
+const LOOKBACK_DONE: u32 = 0xffffffffu;
+
+struct Chain {
+  tile_base: u32,  // state index of this dispatch's tile 0 (4 words per tile)
+  has_carry: u32,  // 1: chunk_carry[carry_in] combines everything before this dispatch
+  carry_in: u32,
+  carry_out: u32,  // the last tile writes its inclusive value to chunk_carry[carry_out]
+}
+
+@group(0) @binding(10) var<uniform> chain: Chain;
+@group(0) @binding(11) var<storage, read_write> tile_states: array<atomic<u32>>;
+// Written by the last tile for later dispatches only (the next chunk, or the host).
+@group(0) @binding(12) var<storage, read_write> chunk_carry: array<ChainT>;
+// [fallbacks, look-back rounds, polls of a NOT READY predecessor, delay sink]
+@group(0) @binding(13) var<storage, read_write> chain_stats: array<atomic<u32>>;
+
+var<workgroup> lb_end: u32;       // tiles [lb_end, tile) are combined; LOOKBACK_DONE: finished
+var<workgroup> lb_fallback: u32;  // the tile to reduce ourselves, or LOOKBACK_DONE
+var<workgroup> lb_prefix: ChainT;
+var<workgroup> lb_carry: ChainT;
+var<workgroup> lb_aggregate: ChainT;  // set by the including kernel before chained_prefix
+
+fn faulty(tile: u32) -> bool {
+  return FAULT_MODE != 0u && (chain.tile_base + tile) % FAULT_EVERY == FAULT_PHASE;
+}
+
+// Both halves of `value`, each with its READY bit, into the aggregate (kind 0) or
+// inclusive (kind 1) words of `tile`.
+fn publish(tile: u32, kind: u32, value: ChainT) {
+  let bits = bitcast<u32>(value);
+  let w = (chain.tile_base + tile) * 4u + kind * 2u;
+  atomicStore(&tile_states[w], STATE_READY | (bits & 0xffffu));
+  atomicStore(&tile_states[w + 1u], STATE_READY | (bits >> 16u));
+}
+
+struct TileState {
+  status: u32,
+  value: ChainT,
+}
+
+// The state of `tile`: its inclusive value if both halves are there, else its aggregate
+// if both halves are there, else NOT READY.
+fn read_state(tile: u32) -> TileState {
+  let w = (chain.tile_base + tile) * 4u;
+  let inc_lo = atomicLoad(&tile_states[w + 2u]);
+  let inc_hi = atomicLoad(&tile_states[w + 3u]);
+  let agg_lo = atomicLoad(&tile_states[w]);
+  let agg_hi = atomicLoad(&tile_states[w + 1u]);
+  if ((inc_lo & inc_hi & STATE_READY) != 0u) {
+    return TileState(INCLUSIVE, bitcast<ChainT>((inc_lo & 0xffffu) | (inc_hi << 16u)));
+  }
+  if ((agg_lo & agg_hi & STATE_READY) != 0u) {
+    return TileState(AGGREGATE, bitcast<ChainT>((agg_lo & 0xffffu) | (agg_hi << 16u)));
+  }
+  return TileState(NOT_READY, chain_identity());
+}
+
+// Test mode 2: a bounded busy loop before publishing, so successors find this tile late.
+fn fault_delay(tile: u32) {
+  var seen = 0u;
+  for (var k = 0u; k < FAULT_DELAY; k++) {
+    seen |= atomicLoad(&tile_states[(chain.tile_base + tile) * 4u]);
+  }
+  if (seen == 0x5a5a5a5au) {  // never true: keeps the loop from being optimized away
+    atomicAdd(&chain_stats[3], 1u);
+  }
+}
+
+// The combination of everything before tile `tile` of this dispatch (the carry of earlier
+// chunks included), for the whole workgroup. Publishes the tile's aggregate first
+// (lb_aggregate, set by the caller before this call) and its inclusive value after; the
+// last tile of the dispatch also writes it to chunk_carry[carry_out]. Call in uniform
+// control flow.
+fn chained_prefix(inv: Invocation, tile: u32, last: bool) -> ChainT {
+  let t = inv.index;
+  // The combination of tiles [lb_end, tile) and the polls of the nearest one: only
+  // invocation 0's copies count (the window functions may update others' copies alike).
+  var acc = chain_identity();
+  var polls = 0u;
+  workgroupBarrier();  // lb_aggregate is set
+  let aggregate = lb_aggregate;
+  if (t == 0u) {
+    if (faulty(tile) && FAULT_MODE == 2u) {
+      fault_delay(tile);
+    }
+    if (!(faulty(tile) && FAULT_MODE == 1u)) {
+      publish(tile, 0u, aggregate);
+    }
+    lb_end = tile;
+    lb_fallback = LOOKBACK_DONE;
+    lb_carry = chain_identity();
+    if (chain.has_carry == 1u) {
+      lb_carry = chunk_carry[chain.carry_in];
+    }
+  }
+  loop {
+    let end = workgroupUniformLoad(&lb_end);
+    if (end == LOOKBACK_DONE) {
+      break;
+    }
+    // Windows of predecessors, until the look-back is finished or a predecessor stays
+    // NOT READY past the spin budget (then lb_fallback names it).
+    lookback_windows(inv, end, &acc, &polls);
+    let fallback = workgroupUniformLoad(&lb_fallback);
+    if (fallback != LOOKBACK_DONE) {
+      // Decoupled fallback: reduce the predecessor's input ourselves and go on before it.
+      let reduced = chain_reduce_tile(inv, fallback);
+      if (t == 0u) {
+        acc = chain_combine(reduced, acc);
+        if (PUBLISH_FALLBACK) {
+          publish(fallback, 0u, reduced);
+        }
+        if (STATS) {
+          atomicAdd(&chain_stats[0], 1u);
+        }
+        lb_end = fallback;
+        lb_fallback = LOOKBACK_DONE;
+      }
+    }
+  }
+  if (t == 0u) {
+    let inclusive = chain_combine(lb_prefix, aggregate);
+    if (!(faulty(tile) && (FAULT_MODE == 1u || FAULT_MODE == 3u))) {
+      publish(tile, 1u, inclusive);
+    }
+    if (last) {
+      chunk_carry[chain.carry_out] = inclusive;
+    }
+  }
+  return workgroupUniformLoad(&lb_prefix);
+}

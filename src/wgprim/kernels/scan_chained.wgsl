@@ -1,0 +1,71 @@
+// Single-pass scan: one dispatch (after the one that zeroes the tile states), each tile
+// read once and written once. The tile's prefix comes from chained_lookback.wgsl (decoupled
+// fallback: never waits for another workgroup). The preamble holds the block scan
+// (block_scan_*.wgsl); put after scan.wgsl (Params, load_vec, total4, load_own,
+// group_index) and chained_lookback.wgsl.
+//
+// The preamble defines T, identity(), combine(), and `const ROWS` (vec4s per invocation
+// in a tile: the tile holds WG * ROWS * 4 elements). scan_chained keeps scan.wgsl's layout
+// (each invocation owns ROWS = VECS consecutive vec4s); scan_chained_striped.wgsl, on
+// adapters with subgroups, lays a tile out so that every load and store is coalesced.
+
+alias ChainT = T;
+
+fn chain_identity() -> T {
+  return identity();
+}
+
+fn chain_combine(a: T, b: T) -> T {
+  return combine(a, b);
+}
+
+var<workgroup> fallback_total: T;
+
+// The fallback: tile `tile`'s elements combined in order (whatever the tile's layout in
+// the kernel that owns it, the order of the elements is the same). Each block of WG * VECS
+// vec4s is one block scan (scan.wgsl's layout); ROWS / VECS blocks follow each other.
+fn chain_reduce_tile(inv: Invocation, tile: u32) -> T {
+  var total = identity();
+  for (var b = 0u; b < ROWS / VECS; b++) {
+    let first = ((tile * (ROWS / VECS) + b) * WG + inv.index) * VECS;
+    let v = load_own(first);
+    let mine = combine(combine(total4(v[0]), total4(v[1])), combine(total4(v[2]), total4(v[3])));
+    let before = block_exclusive_scan(inv, mine);
+    if (inv.index == WG - 1u) {
+      fallback_total = combine(before, mine);
+    }
+    total = combine(total, workgroupUniformLoad(&fallback_total));
+  }
+  return total;
+}
+
+// Each invocation owns VECS consecutive vec4s (ROWS == VECS): scan.wgsl's downsweep with
+// the tile prefix from the look-back instead of an earlier dispatch.
+@compute @workgroup_size(WG)
+fn scan_chained(inv: Invocation) {
+  let tile = group_index(inv);
+  if (tile >= params.groups) {
+    return;
+  }
+  let first = (tile * WG + inv.index) * VECS;
+  var v = load_own(first);
+  let mine = combine(combine(total4(v[0]), total4(v[1])), combine(total4(v[2]), total4(v[3])));
+  let before = block_exclusive_scan(inv, mine);
+  if (inv.index == WG - 1u) {
+    lb_aggregate = combine(before, mine);
+  }
+  let prefix = chained_prefix(inv, tile, tile == params.groups - 1u);
+  var run = combine(prefix, before);
+  let exclusive = params.exclusive == 1u;
+  for (var k = 0u; k < VECS; k++) {
+    let x = v[k];
+    let a = combine(run, x.x);
+    let b = combine(a, x.y);
+    let c = combine(b, x.z);
+    let d = combine(c, x.w);
+    if ((first + k) * 4u < params.n) {
+      dst[first + k] = select(vec4<T>(a, b, c, d), vec4<T>(run, a, b, c), exclusive);
+    }
+    run = d;
+  }
+}

@@ -1,0 +1,69 @@
+// The single-pass scan with coalesced loads and stores (adapters whose subgroups are
+// consecutive invocations). Put after scan_chained.wgsl and block_scan_subgroup.wgsl.
+//
+// Subgroup g (of S lanes) owns ROWS * S consecutive vec4s of the tile, as ROWS rows of S:
+// lane l holds vec4 k * S + l of its subgroup's range, so each load and store instruction
+// of a subgroup touches S consecutive vec4s. Each row is scanned across the lanes with
+// shuffles (in order), rows follow each other, and subgroups follow each other through
+// workgroup memory.
+
+var<workgroup> striped_totals: array<T, WG>;
+
+// Inclusive scan of x across the subgroup's lanes, in lane order.
+fn subgroup_inclusive(inv: Invocation, v: T) -> T {
+  var x = v;
+  for (var d = 1u; d < inv.sg_size; d = d << 1u) {
+    let y = subgroupShuffleUp(x, d);
+    if (inv.sg_lane >= d) {
+      x = combine(y, x);
+    }
+  }
+  return x;
+}
+
+@compute @workgroup_size(WG)
+fn scan_chained_striped(inv: Invocation) {
+  let tile = group_index(inv);
+  if (tile >= params.groups) {
+    return;
+  }
+  let s = inv.sg_size;
+  let sg = inv.index / s;
+  let base = tile * WG * ROWS + sg * s * ROWS + inv.sg_lane;
+  var v: array<vec4<T>, ROWS>;
+  var lane_before: array<T, ROWS>;  // the row's elements before this lane, from the subgroup's start
+  var run = identity();             // the subgroup's rows so far
+  for (var k = 0u; k < ROWS; k++) {
+    v[k] = load_vec(base + k * s);
+    let inclusive = subgroup_inclusive(inv, total4(v[k]));
+    let left = subgroupShuffleUp(inclusive, 1u);
+    lane_before[k] = select(combine(run, left), run, inv.sg_lane == 0u);
+    run = combine(run, subgroupShuffle(inclusive, s - 1u));
+  }
+  if (inv.sg_lane == s - 1u) {
+    striped_totals[sg] = run;
+  }
+  workgroupBarrier();
+  var before_sg = identity();
+  for (var g = 0u; g < sg; g++) {
+    before_sg = combine(before_sg, striped_totals[g]);
+  }
+  if (inv.index == WG - 1u) {
+    lb_aggregate = combine(before_sg, run);
+  }
+  let prefix = chained_prefix(inv, tile, tile == params.groups - 1u);
+  let start = combine(prefix, before_sg);
+  let exclusive = params.exclusive == 1u;
+  for (var k = 0u; k < ROWS; k++) {
+    let x = v[k];
+    let r = combine(start, lane_before[k]);
+    let a = combine(r, x.x);
+    let b = combine(a, x.y);
+    let c = combine(b, x.z);
+    let d = combine(c, x.w);
+    let i = base + k * s;
+    if (i * 4u < params.n) {
+      dst[i] = select(vec4<T>(a, b, c, d), vec4<T>(r, a, b, c), exclusive);
+    }
+  }
+}

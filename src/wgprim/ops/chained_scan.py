@@ -1,0 +1,190 @@
+"""Single-pass scans: chained scan with decoupled fallback (kernels/scan_chained.wgsl).
+
+Two dispatches per call: one zeroes the per-tile states, one scans. Each workgroup scans
+its tile, publishes the tile's aggregate, looks back at earlier tiles' states for its
+prefix and publishes its inclusive value; a predecessor that stays NOT READY for
+SPIN_BUDGET polls is reduced from its input by the workgroup itself (the fallback), so no
+workgroup ever waits for another (kernels/chained_lookback.wgsl, docs/scan.md).
+
+Values travel as two 16-bit halves in atomic words, so this path takes 32-bit types
+(u32, i32, f32); f16 keeps the three-dispatch scan (ops/scan.py). Inputs larger than one
+storage binding run one dispatch per chunk, each seeded with the previous chunk's total
+(written by its last tile, read by the next dispatch).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from wgprim.array import Array
+from wgprim.device import Device
+from wgprim.ops import block_scan, operators
+from wgprim.ops.common import chunks
+from wgprim.program import Program, consecutive_subgroups, get_pipeline
+
+WG = 256
+VECS = 4  # scan.wgsl's vec4s per invocation
+# Measured on an H200 at 2^28 (benchmarks/scan-h200-2026-12-01.json): spin budgets 0, 4
+# and 16 within 3% of each other (4: 1.44 ms with 4 states per lane).
+SPIN_BUDGET = 4
+# Predecessors each lane of the look-back subgroup reads per window: 1 (a window of 32
+# tiles) measured fastest on an H200, 2^28 u32: 0.97 ms; 4 states per lane 1.44 ms, 8: 3.6
+# ms (the state reads contend with the streaming loads).
+PER_LANE = 1
+# vec4s per invocation of the striped kernel (its tile is WG * ROWS * 4 elements).
+STRIPED_ROWS = 4
+SINGLE_PASS_DTYPES = (operators.U32, operators.I32, operators.F32)
+
+
+@dataclass(frozen=True)
+class Fault:
+    """Test mode of the look-back: tiles with tile % every == phase publish nothing
+    ("silent"), publish late ("late": `delay` rounds of a busy loop first), or publish
+    their aggregate but never their inclusive value ("aggregate-only")."""
+
+    mode: str
+    every: int = 1
+    phase: int = 0
+    delay: int = 20000
+
+    MODES = {"silent": 1, "late": 2, "aggregate-only": 3}
+
+    def constants(self) -> dict:
+        if self.mode not in self.MODES:
+            raise ValueError(f"fault mode must be one of {sorted(self.MODES)}")
+        return {"FAULT_MODE": self.MODES[self.mode], "FAULT_EVERY": self.every,
+                "FAULT_PHASE": self.phase, "FAULT_DELAY": self.delay}
+
+
+def supports(dt: np.dtype) -> bool:
+    return np.dtype(dt) in SINGLE_PASS_DTYPES
+
+
+def publishes_fallback(op, dt: np.dtype) -> bool:
+    """Whether a workgroup that reduced a predecessor's tile may publish that aggregate:
+    only where every reduction of the tile gives the same bits (integer built-ins, and
+    min/max, exact on floats too), so two writers never write two different values."""
+    name, _ = operators.resolve(op, dt, for_scan=True)
+    if name in ("min", "max"):
+        return True
+    return dt.kind in "iu" and not isinstance(op, operators.Monoid)
+
+
+def lookback_constants(spin_budget: int, publish: bool, fault: Fault | None, stats: bool) -> dict:
+    consts = {"SPIN_BUDGET": int(spin_budget), "PUBLISH_FALLBACK": bool(publish), "STATS": bool(stats)}
+    if fault is not None:
+        consts.update(fault.constants())
+    return consts
+
+
+def lookback_preamble(per_lane: int = PER_LANE) -> str:
+    """WGSL constants of the look-back window (put in the preamble)."""
+    return f"const LOOKBACK_PER_LANE: u32 = {int(per_lane)}u;\n"
+
+
+def window_fragment(subgroups: bool) -> str:
+    """The look-back window: subgroup operations where subgroups are consecutive
+    invocations, workgroup memory and barriers elsewhere."""
+    return "chained_window_subgroup" if subgroups else "chained_window_barrier"
+
+
+def reset_states(p: Program, states, tiles: int) -> None:
+    """Zero the state words of `tiles` tiles (one dispatch)."""
+    pipe = get_pipeline(p.device, "chained_reset", "", "chained_reset", {"WG": WG})
+    groups = -(-tiles // WG)
+    p.dispatch("chained reset", pipe, {0: p.params(tiles, groups), 1: states}, groups)
+
+
+class ChainedRecorder:
+    """Records the single-pass scan of (dtype, op). `layout`: "striped" (coalesced, needs
+    consecutive subgroups) or "blocked" (scan.wgsl's layout); None picks striped where
+    possible. `spin_budget`, `fault` and `stats` exist for tests and measurements."""
+
+    def __init__(self, device: Device, dt: np.dtype, op, *, layout: str | None = None,
+                 spin_budget: int = SPIN_BUDGET, fault: Fault | None = None, stats: bool = False,
+                 rows: int | None = None, per_lane: int = PER_LANE):
+        dt = np.dtype(dt)
+        if not supports(dt):
+            raise TypeError(f"the single-pass scan takes uint32, int32 or float32, not {dt}")
+        operators.resolve(op, dt, for_scan=True)
+        self.dt = dt
+        subgroups = consecutive_subgroups(device)
+        if layout is None:
+            layout = "striped" if subgroups else "blocked"
+        if layout == "striped" and not subgroups:
+            raise ValueError("the striped layout needs subgroups of consecutive invocations")
+        self.layout = layout
+        rows = (STRIPED_ROWS if layout == "striped" else VECS) if rows is None else rows
+        if layout == "blocked" and rows != VECS or rows % VECS:
+            raise ValueError(f"rows must be {VECS} for the blocked layout, a multiple of {VECS} for striped")
+        self.tile = WG * rows * 4
+        kernel = ("scan", window_fragment(subgroups), "chained_lookback", "scan_chained")
+        entry = "scan_chained"
+        if layout == "striped":
+            kernel += ("scan_chained_striped",)
+            entry = "scan_chained_striped"
+        preamble = (operators.preamble(op, dt, for_scan=True)
+                    + block_scan.scan_preamble(device, block_scan.OPERATOR, subgroups=subgroups)
+                    + f"const ROWS: u32 = {rows}u;\n" + lookback_preamble(per_lane))
+        consts = {"WG": WG, **lookback_constants(spin_budget, publishes_fallback(op, dt), fault, stats)}
+        self.pipeline = get_pipeline(device, kernel, preamble, entry, consts)
+
+    def record(self, p: Program, src: Array, dst: Array, exclusive: bool, stats=None) -> None:
+        n, dev = src.size, p.device
+        parts = chunks(n, self.dt.itemsize, self.tile, dev)
+        groups = [-(-c.count // self.tile) for c in parts]
+        states = p.temp(16 * sum(groups))
+        carry = p.temp(4 * (len(parts) + 1))
+        stats = p.temp(16) if stats is None else stats
+        reset_states(p, states, sum(groups))
+        base = 0
+        for slot, (c, g) in enumerate(zip(parts, groups)):
+            params = p.params(c.count, g, 0, int(exclusive), 0)
+            chain = p.params(base, int(slot > 0), slot, slot + 1)
+            p.dispatch("scan single-pass", self.pipeline,
+                       {0: params, 1: c.view(src), 4: c.view(dst), 10: chain, 11: states, 12: carry, 13: stats},
+                       g)
+            base += g
+
+
+def chained_scan(x, op="sum", exclusive: bool = False, **options):
+    """The single-pass scan of the flattened `x` with recorder `options` (layout,
+    spin_budget, fault, rows, per_lane); returns (result Array, look-back statistics
+    {fallbacks, rounds, polls}) — the statistics are counted only when asked
+    (`stats=True`), for tests that must see the fallback happen."""
+    from wgprim.array import empty
+    from wgprim.ops.common import as_input
+
+    arr = as_input(x, SINGLE_PASS_DTYPES)
+    out = empty((arr.size,), arr.dtype, arr.device)
+    if arr.size == 0:
+        return out, {"fallbacks": 0, "rounds": 0, "polls": 0}
+    program = Program(arr.device, label="scan single-pass")
+    counters = empty((4,), operators.U32, arr.device)
+    ChainedRecorder(arr.device, arr.dtype, op, **options).record(program, arr.ravel(), out, exclusive,
+                                                                 stats=counters.buffer)
+    program.run()
+    c = counters.numpy()
+    return out, {"fallbacks": int(c[0]), "rounds": int(c[1]), "polls": int(c[2])}
+
+
+METHODS = ("single-pass", "reduce-then-scan")
+# Smallest input for which the default is the single pass: measured faster than
+# reduce-then-scan on an H200 at 2^20, 2^24 and 2^28 (f32 and u32: 0.023 / 0.088 / 1.06 ms
+# against 0.033 / 0.104 / 1.14 ms). One tile (the three-dispatch scan is then one
+# dispatch) keeps reduce-then-scan.
+DEFAULT_SINGLE_PASS_FROM = 4096 + 1
+
+
+def choose_method(n: int, dt: np.dtype, method: str | None) -> str:
+    """The scan method for n elements of dtype dt: `method` when given (checked), else the
+    default rule: single-pass for 32-bit types from DEFAULT_SINGLE_PASS_FROM elements on,
+    reduce-then-scan otherwise (f16, and inputs of one tile)."""
+    if method is None:
+        return "single-pass" if supports(dt) and n >= DEFAULT_SINGLE_PASS_FROM else "reduce-then-scan"
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)} or None, not {method!r}")
+    if method == "single-pass" and not supports(dt):
+        raise TypeError(f"the single-pass scan takes uint32, int32 or float32, not {np.dtype(dt)}")
+    return method

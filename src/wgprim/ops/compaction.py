@@ -1,0 +1,86 @@
+"""Single-pass ordered compaction (x[mask], flatnonzero): kernels/compact_chained.wgsl.
+
+One dispatch per binding-sized chunk, after one that zeroes the tile states: each
+workgroup ranks its tile's flags, publishes the tile's count, takes the count of every
+earlier tile from the chained look-back with decoupled fallback (kernels/chained_lookback.wgsl)
+and writes its kept elements. The input is read once (the mask twice where a workgroup
+falls back on a predecessor). Each chunk is its own chained scan into its own output; the
+last tile of a chunk writes the chunk's count, read back after the submit (the result's
+size depends on it).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from wgprim.array import Array, empty
+from wgprim.ops.chained_scan import (SPIN_BUDGET, Fault, lookback_constants, lookback_preamble,
+                                     reset_states, window_fragment)
+from wgprim.ops.common import chunks
+from wgprim.program import Program, consecutive_subgroups, get_pipeline
+
+U32 = np.dtype(np.uint32)
+WGSL = {np.dtype(np.uint32): "u32", np.dtype(np.int32): "i32", np.dtype(np.float32): "f32"}
+WG = 256
+TILE = WG * 4 * 4  # select.wgsl's tile: 4 mask words (16 flags) per invocation
+# The configuration measured on an H200 (benchmarks/scan-h200-2026-12-01.json): 4 states
+# per look-back lane. Half selected, f32: 0.027 ms at 2^20 (three phases: 0.033), 0.106 at
+# 2^24 (0.087), 1.32 at 2^28 (0.89). So the default takes the single pass only up to
+# SINGLE_PASS_UP_TO elements, where it was measured faster.
+COMPACT_PER_LANE = 4
+SINGLE_PASS_UP_TO = 1 << 20
+
+
+def single_pass_default(n: int) -> bool:
+    """Whether ordered compaction of n elements takes the single pass by default."""
+    return n <= SINGLE_PASS_UP_TO
+
+
+def compact_program(x: Array | None, mask: Array, *, spin_budget: int = SPIN_BUDGET,
+                    fault: Fault | None = None, stats=None, per_lane: int = COMPACT_PER_LANE):
+    """Record the compaction of x (None: the indices) by mask. Returns (program, output
+    per chunk, Array of the kept count per chunk)."""
+    dev = mask.device
+    dt = U32 if x is None else x.dtype
+    kind = "indices" if x is None else "values"
+    subgroups = consecutive_subgroups(dev)
+    consts = {"WG": WG, "TPW": 1,
+              **lookback_constants(spin_budget, True, fault, stats is not None)}
+    preamble = (f"alias T = {WGSL[dt]};\n" + block_scan.scan_preamble(dev, "vec4<u32>", subgroups=subgroups)
+                + lookback_preamble(per_lane))
+    pipe = get_pipeline(dev, ("select", window_fragment(subgroups), "chained_lookback", "compact_chained"),
+                        preamble, f"compact_chained_{kind}", consts)
+    program = Program(dev, label="compact single-pass")
+    parts = chunks(mask.size, 4, TILE, dev)
+    groups = [-(-c.count // TILE) for c in parts]
+    totals = empty((len(parts),), U32, dev)
+    states = program.temp(16 * sum(groups))
+    stats = program.temp(16) if stats is None else stats
+    reset_states(program, states, sum(groups))
+    outs, base = [], 0
+    for slot, (c, g) in enumerate(zip(parts, groups)):
+        out = empty((c.count,), dt, dev)
+        outs.append(out)
+        bind = {0: program.params(c.count, g, c.start, slot), 1: c.view(mask), 8: c.view(mask), 5: out.buffer,
+                10: program.params(base, 0, 0, slot), 11: states, 12: totals.buffer, 13: stats}
+        if x is not None:
+            bind[4] = c.view(x)
+        program.dispatch(f"compact single-pass {kind}", pipe, bind, g)
+        base += g
+    return program, outs, totals
+
+
+def compact_single_pass(x, mask, **options):
+    """x[mask] (x None: flatnonzero(mask)) through the single pass with `options`
+    (spin_budget, fault); returns (result Array, look-back statistics), for tests."""
+    from wgprim.ops.common import as_input
+    from wgprim.ops.select import _as_mask, _gather_outputs
+
+    m = _as_mask(mask).ravel()
+    arr = None if x is None else as_input(x).ravel()
+    dt = U32 if arr is None else arr.dtype
+    counters = empty((4,), U32, m.device)
+    program, outs, totals = compact_program(arr, m, stats=counters.buffer, **options)
+    program.run()
+    c = counters.numpy()
+    return _gather_outputs(outs, totals.numpy(), dt), {"fallbacks": int(c[0]), "rounds": int(c[1]),
+                                                       "polls": int(c[2])}
