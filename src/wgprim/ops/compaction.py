@@ -15,6 +15,7 @@ import numpy as np
 from wgprim.array import Array, empty
 from wgprim.ops.chained_scan import (SPIN_BUDGET, Fault, lookback_constants, lookback_preamble,
                                      reset_states, window_fragment)
+from wgprim.ops import block_scan
 from wgprim.ops.common import chunks
 from wgprim.program import Program, consecutive_subgroups, get_pipeline
 
