@@ -166,13 +166,14 @@ whole command, 0.3 to 0.4 s of it building the grammar (pinned to one core of a 
 
 ## Measured
 
-On the test corpus (`tests/check/corpus/`: 44 positive files, reductions of real patterns
-— decoupled look-back scans and one-sweep radix sorts, ticket, exchange, test-and-set and
+On the test corpus (`tests/check/corpus/`: 44 positive files, reductions of real patterns —
+decoupled look-back scans and one-sweep radix sorts, ticket, exchange, test-and-set and
 compare-exchange locks, state machines, waits through workgroup memory — with 56 expected
 findings; 29 clean files, including decoupled-fallback scans (a spin budget in the loop, a
 workgroup-memory lock, a windowed look-back whose budget lives in a helper), bounded polls,
-append buffers, work queues, hash inserts, failure-bit words and lock-free updates): every expected
-finding is reported and nothing else (recall 56/56, 0 of 29 clean files with a finding).
+append buffers, work queues, hash inserts, failure-bit words and lock-free updates): every
+expected finding is reported and nothing else (recall 56/56, 0 of 29 clean files with a
+finding).
 The unbounded twins of the fallback scans are reported. Of the
 forward-progress litmus tests of the public `forward_progress_litmus_tests` WGSL suite that
 were tried (state machines over a `pc`, exchange locks, workgroup-memory spins; four tests,
