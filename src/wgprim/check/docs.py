@@ -173,13 +173,11 @@ findings; 29 clean files, including decoupled-fallback scans (a spin budget in t
 workgroup-memory lock, a windowed look-back whose budget lives in a helper), bounded polls,
 append buffers, work queues, hash inserts, failure-bit words and lock-free updates): every
 expected finding is reported and nothing else (recall 56/56, 0 of 29 clean files with a
-finding).
-The unbounded twins of the fallback scans are reported. Of the
-forward-progress litmus tests of the public `forward_progress_litmus_tests` WGSL suite that
-were tried (state machines over a `pc`, exchange locks, workgroup-memory spins; four tests,
-two of them shortened), 4 of 4 files are flagged, every waiting thread of them (7 of 7
-loops). These are small numbers; the corpus is the regression test,
-not a benchmark.
+finding). The unbounded twins of the fallback scans are reported. Of the forward-progress
+litmus tests of the public `forward_progress_litmus_tests` WGSL suite that were tried
+(state machines over a `pc`, exchange locks, workgroup-memory spins; four tests, two of
+them shortened), 4 of 4 files are flagged, every waiting thread of them (7 of 7 loops).
+These are small numbers; the corpus is the regression test, not a benchmark.
 
 ## What the checker still cannot see
 
