@@ -68,7 +68,8 @@ missing path, a directory without `.wgsl` files, a file that is not UTF-8 text, 
 file, and files that are not WGSL but something that renders it — template placeholders
 (`{{x}}`, `${x}`), preprocessor directives (`#import`, `#define_import_path`, `#ifdef`;
 check the shader after they are resolved) and naga's 64-bit literal suffixes (`1li`,
-`0lu`), which the message names as naga extensions.
+`0lu`), which the message names as naga extensions. Should the checker itself fail on a
+file, that too is one line (naming the file), and the other files are still checked.
 
 ## Pre-commit hook
 
