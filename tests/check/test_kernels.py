@@ -1,11 +1,11 @@
 """Every kernel wgprim ships parses and passes `wgprim check` (run in CI: a new kernel that
-breaks the rule fails the build)."""
+breaks the rule fails the build): each file on its own, and each shader module as the
+library compiles it."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
-
 import pytest
 
 from wgprim.check import check_source

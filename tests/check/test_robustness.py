@@ -88,3 +88,24 @@ def test_a_bad_file_among_good_ones_still_exits_2(tmp_path, capsys):
     bad = tmp_path / "bad.wgsl"
     bad.write_text("#import x\n")
     assert run_check(good, bad) == 2
+
+
+def test_an_internal_error_is_one_line_and_the_other_files_are_still_checked(tmp_path, capsys, monkeypatch):
+    from wgprim.check import core
+
+    real = core.check_source
+    spin = Path(__file__).parent / "corpus" / "spin_wait" / "lookback_plain.wgsl"
+    boom = tmp_path / "boom.wgsl"
+    boom.write_text("fn f() {}\n")
+
+    def flaky(text, path=None, select=None, ignore=None):
+        if path == str(boom):
+            raise KeyError("oops")
+        return real(text, path, select, ignore)
+
+    monkeypatch.setattr(core, "check_source", flaky)
+    assert run_check(boom, spin) == 2
+    captured = capsys.readouterr()
+    assert "spin-wait" in captured.out
+    [line] = [l for l in captured.err.splitlines() if "internal error" in l]
+    assert "boom.wgsl" in line and "KeyError" in line and "Traceback" not in captured.err

@@ -121,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
 
     findings: list[Finding] = []
     syntax_errors: list[WgslSyntaxError] = []
+    failures: list[str] = []
     try:
         for file in _files(args.paths):
             path, text = _read(file)
@@ -129,7 +130,9 @@ def run(args: argparse.Namespace) -> int:
             except WgslSyntaxError as e:
                 syntax_errors.append(e)
             except RecursionError:
-                raise InputError(f"{path}: nested too deeply to analyze") from None
+                failures.append(f"{path}: nested too deeply to analyze")
+            except Exception as e:  # a bug of the checker: say so on one line, check the rest
+                failures.append(f"{path}: internal error of the checker ({type(e).__name__}: {e})")
     except InputError as e:
         print(f"wgprim check: {e}", file=sys.stderr)
         return 2
@@ -151,6 +154,8 @@ def run(args: argparse.Namespace) -> int:
             print(f.format())
         if findings:
             print(f"Found {len(findings)} problem{'s' if len(findings) != 1 else ''}.", file=sys.stderr)
-    if syntax_errors:
+    for failure in failures:
+        print(f"wgprim check: {failure}", file=sys.stderr)
+    if syntax_errors or failures:
         return 2
     return 1 if findings else 0
