@@ -3,7 +3,9 @@ the tests use, lavapipe in CI), and where a plain ``` block follows it directly,
 exactly that.
 
 One substitution keeps the software rasterizer quick: sizes of a million elements and
-more are run with 100,000 (SMALLER below); nothing else in a snippet is changed.
+more are run with 100,000 (SMALLER below); nothing else in a snippet is changed. Snippets
+that start a Dask cluster (`gpu_cluster(`) are run by tests/dask/test_dask_cluster.py, on
+its cluster, at a small size.
 """
 import contextlib
 import io
@@ -22,6 +24,8 @@ def snippets():
     for path in FILES:
         text = path.read_text()
         for match in BLOCK.finditer(text):
+            if "gpu_cluster(" in match.group(1):
+                continue
             line = text[: match.start()].count("\n") + 2
             yield pytest.param(path, line, match.group(1), match.group(2), id=f"{path.name}:{line}")
 

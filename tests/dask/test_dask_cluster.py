@@ -95,12 +95,14 @@ def test_worker_errors_reach_the_caller(client):
 
 
 def test_docs_example_runs(client, monkeypatch):
-    """The README section's example (docs/dask.md), at a small size, on this cluster."""
+    """The README section's example (docs/dask.md, the same in README.md), at a small
+    size, on this cluster."""
     import re
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[2] / "docs" / "dask.md").read_text()
-    code = re.findall(r"```python\n(.*?)```", text, re.S)[0]
+    root = Path(__file__).resolve().parents[2]
+    code = re.findall(r"```python\n(.*?)```", (root / "docs" / "dask.md").read_text(), re.S)[0]
+    assert "```python\n" + code + "```" in (root / "README.md").read_text()
     code = code.replace("2**31", "2**16").replace("2**26", "2**12")
     cluster = client.cluster
     monkeypatch.setattr(wd, "gpu_cluster", lambda **kw: cluster)
