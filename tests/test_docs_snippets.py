@@ -38,6 +38,11 @@ def test_every_document_is_found():
 
 @pytest.mark.parametrize("path, line, code, expected", list(snippets()))
 def test_snippet_runs(path, line, code, expected, tmp_path, monkeypatch):
+    from wgprim import device as device_module
+
+    # A snippet that runs wgprim on its own device (use_device) must not leave the rest
+    # of the session on it.
+    monkeypatch.setattr(device_module, "_current", device_module.get_device())
     for big, small in SMALLER.items():
         code = code.replace(big, small)
     monkeypatch.chdir(tmp_path)  # a snippet that writes files writes them here

@@ -299,11 +299,13 @@ def use_device(gpu_device) -> Device:
         said = ", ".join(f"{k} = {have} (needs {need})" for k, (have, need) in short.items())
         raise WgprimError(f"this device's limits are too small for wgprim: {said}")
     adapter = getattr(gpu_device, "adapter", None)
-    _current = Device(
-        adapter=adapter,
-        device=gpu_device,
-        features=frozenset(gpu_device.features),
-        limits=limits,
-        max_binding_bytes=int(limits["max-storage-buffer-binding-size"]),
-    )
-    return _current
+    check_process()
+    with _lock:
+        _current = Device(
+            adapter=adapter,
+            device=gpu_device,
+            features=frozenset(gpu_device.features),
+            limits=limits,
+            max_binding_bytes=int(limits["max-storage-buffer-binding-size"]),
+        )
+        return _current
