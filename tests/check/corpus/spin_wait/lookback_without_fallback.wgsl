@@ -111,7 +111,7 @@ fn chained_prefix(inv: Invocation, tile: u32, last: bool) -> ChainT {
       lb_carry = chunk_carry[chain.carry_in];
     }
   }
-  loop {
+  loop { // expect: spin-wait (through lookback_windows, whose poll has no budget)
     let end = workgroupUniformLoad(&lb_end);
     if (end == LOOKBACK_DONE) {
       break;
