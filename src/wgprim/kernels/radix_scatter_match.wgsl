@@ -253,19 +253,17 @@ fn for_write_val() {
 }
 
 // ---- the tile ----------------------------------------------------------------------------
-// Steps 1-3: sets the context, loads the tile's keys (values: for_load_val before), leaves
-// each key's tile position in match_ranks and match_digit_base filled.
-fn match_rank_tile(t: u32, sid: u32, lane: u32, size: u32, nsg: u32, group: u32, base: u32,
-                   valid: u32) {
-  // Global offsets of the digits this invocation will rebase (fetched early).
+// Per tile: where each digit's run starts in the tile's stable order, and its length (the
+// last tile's padding keys are not counted).
+var<workgroup> match_digit_start: array<u32, RADIX>;
+var<workgroup> match_digit_count: array<u32, RADIX>;
+
+// Steps 1-3 without the global offsets: loads the tile's keys (values: for_load_val
+// before), leaves each key's tile position in match_ranks and fills match_digit_start and
+// match_digit_count. Ends with a barrier.
+fn match_rank_local(sid: u32, lane: u32, size: u32, nsg: u32) {
   let u = sid * size + lane;
-  var offset_lo = 0u;
-  var offset_hi = 0u;
-  if (u < 128u) {
-    offset_lo = offsets[u * params.tiles + params.tile_offset + group];
-    offset_hi = offsets[(u + 128u) * params.tiles + params.tile_offset + group];
-  }
-  for (var w = t; w < 128u * nsg; w += WG) {
+  for (var w = m_t; w < 128u * nsg; w += WG) {
     atomicStore(&match_shared[w], 0u);
   }
   for_load_key();
@@ -290,12 +288,22 @@ fn match_rank_tile(t: u32, sid: u32, lane: u32, size: u32, nsg: u32, group: u32,
       atomicStore(&match_shared[s * 128u + u], run);
       run += c;
     }
-    match_digit_base[u] = offset_lo - (start & 0xffffu);
-    match_digit_base[u + 128u] = offset_hi - (start >> 16u);
+    match_digit_start[u] = start & 0xffffu;
+    match_digit_start[u + 128u] = start >> 16u;
+    match_digit_count[u] = total & 0xffffu;
+    // Padding keys past the end (0xffffffff) all have digit 255.
+    match_digit_count[u + 128u] = (total >> 16u) - select(0u, MATCH_TILE - m_valid, u == 127u);
   }
   workgroupBarrier();
   for_place();
   workgroupBarrier();  // every counter is read before the keys overwrite them
+}
+
+// The multi-pass scatter: global digit offsets from the scan dispatch before this one.
+fn match_rank_tile(t: u32, sid: u32, lane: u32, size: u32, nsg: u32, group: u32) {
+  let offset = offsets[t * params.tiles + params.tile_offset + group];  // fetched early
+  match_rank_local(sid, lane, size, nsg);
+  match_digit_base[t] = offset - match_digit_start[t];
 }
 
 fn match_context(t: u32, sid: u32, lane: u32, size: u32, base: u32, valid: u32) {
@@ -332,7 +340,7 @@ fn radix_scatter_match_keys(@builtin(workgroup_id) wid: vec3<u32>,
   let base = group * MATCH_TILE;
   let valid = min(MATCH_TILE, params.n - base);
   match_context(t, sid, lane, size, base, valid);
-  match_rank_tile(t, sid, lane, size, nsg, group, base, valid);
+  match_rank_tile(t, sid, lane, size, nsg, group);
   match_write_keys();
 }
 
@@ -352,7 +360,7 @@ fn radix_scatter_match_pairs(@builtin(workgroup_id) wid: vec3<u32>,
   let valid = min(MATCH_TILE, params.n - base);
   match_context(t, sid, lane, size, base, valid);
   for_load_val();
-  match_rank_tile(t, sid, lane, size, nsg, group, base, valid);
+  match_rank_tile(t, sid, lane, size, nsg, group);
   match_write_keys();
   // The values take the same move as the keys.
   workgroupBarrier();

@@ -36,6 +36,19 @@ RADIX = 256
 DIGIT_BITS = 8
 ALL_DIGITS = (0, 1, 2, 3)
 
+# One-sweep passes (kernels/radix_onesweep.wgsl), used where the keys fit one binding.
+USE_ONESWEEP = True
+# Polls of a predecessor tile's state word before the workgroup counts that tile's keys
+# itself (tests set 0: every look-back falls back).
+ONESWEEP_SPIN = 256
+# Tests: tiles t with t % ONESWEEP_FAULT == ONESWEEP_FAULT - 1 never publish (0: all do).
+ONESWEEP_FAULT = 0
+# State words hold 30-bit counts: larger inputs take the multi-pass sort.
+ONESWEEP_MAX_KEYS = 2**30 - 1
+# Tiles per workgroup of the upfront histogram (fewer global atomics per key).
+HIST_TILES = 16
+PARAMS_WORDS = 16
+
 KIND = {np.dtype(np.uint32): 0, np.dtype(np.int32): 1, np.dtype(np.float32): 2}
 DESCENDING = 4
 TRANSFORM_IN, TRANSFORM_OUT, INDEX_VALUES = 1, 2, 4
@@ -145,6 +158,42 @@ class RadixSorter:
         self.tile = WG * self.items
         self.pipes = {name: get_pipeline(device, files, pre, entry) for name, entry in entries.items()}
         self.scan = ScanRecorder(device, np.dtype(np.uint32), "sum")
+        self._onesweep_files = (files if isinstance(files, tuple) else (files,)) + (
+            ("radix_onesweep", "radix_onesweep_match") if self.match else ("radix_onesweep",))
+        self._onesweep_entries = {
+            "clear": "radix_onesweep_clear", "histogram": "radix_onesweep_histogram",
+            "bins": "radix_onesweep_bins",
+            "keys": "radix_onesweep_match_keys" if self.match else "radix_onesweep_keys",
+            "pairs": "radix_onesweep_match_pairs" if self.match else "radix_onesweep_pairs"}
+        self._onesweep_pre = pre
+        self._onesweep_pipes: dict | None = None
+
+    @staticmethod
+    def _params(p: Program, *values: int):
+        """The Params uniform of the radix kernels (fields not given are 0)."""
+        return p.params(*values, *([0] * (PARAMS_WORDS - len(values))))
+
+    # -- one-sweep --------------------------------------------------------------------
+    def onesweep_shared_bytes(self) -> int:
+        """Workgroup memory of the one-sweep pass (besides what the ranking already uses)."""
+        lookback = 4 * (RADIX + 2)
+        if self.match:
+            ranking = 4 * max(self.tile, 128 * MAX_SUBGROUPS) + 4 * (3 * RADIX + MAX_SUBGROUPS)
+        else:
+            ranking = 4 * (self.tile + self.tile // 32) + 4 * (8 * WG + RADIX + WG) + 4 * 2 * RADIX
+        return ranking + lookback
+
+    def uses_onesweep(self, n: int) -> bool:
+        """One-sweep passes where keys and values fit one binding each, the counts fit the
+        state words' 30 bits and workgroup memory holds the pass; else the multi-pass sort."""
+        return (USE_ONESWEEP and 0 < n <= ONESWEEP_MAX_KEYS and 4 * n <= self.device.max_binding_bytes
+                and self.onesweep_shared_bytes() <= self.device.max_workgroup_storage)
+
+    def _onesweep(self) -> dict:
+        if self._onesweep_pipes is None:
+            self._onesweep_pipes = {name: get_pipeline(self.device, self._onesweep_files, self._onesweep_pre, entry)
+                                    for name, entry in self._onesweep_entries.items()}
+        return self._onesweep_pipes
 
     def tiles(self, n: int) -> int:
         return -(-n // self.tile)
@@ -185,7 +234,7 @@ class RadixSorter:
         tiles = self.tiles(keys.size)
         for c in self.chunks(keys.size):
             groups = self.tiles(c.count)
-            params = p.params(c.count, tiles, groups, 0, TRANSFORM_IN, self.mode, c.start // self.tile, c.start,
+            params = self._params(p, c.count, tiles, groups, 0, TRANSFORM_IN, self.mode, c.start // self.tile, c.start,
                               0xFFFFFFFF, 0)
             p.dispatch("radix probe", self.pipes["radix_probe"], {0: params, 1: c.view(keys), 7: bits}, groups)
 
@@ -206,8 +255,14 @@ class RadixSorter:
 
     # -- sort ---------------------------------------------------------------------------
     def temp_bytes(self, n: int, with_values: bool) -> dict:
-        counts = 4 * RADIX * self.tiles(n)
-        return {"keys": 4 * n, "values": 4 * n if with_values else 0, "counts": counts}
+        """Temporaries of record(), by name: the one-sweep path's state words and global
+        digit counts, or the multi-pass path's per-tile counts and offsets."""
+        sizes = {"keys": 4 * n, "values": 4 * n if with_values else 0}
+        if self.uses_onesweep(n):
+            sizes.update(state=4 * 2 * RADIX * self.tiles(n), hist=4 * 4 * RADIX)
+        else:
+            sizes.update(counts=4 * RADIX * self.tiles(n), offsets=4 * RADIX * self.tiles(n))
+        return sizes
 
     def record(self, p: Program, keys_in: Array, keys_out: Array, vals_in: Array | None = None,
                vals_out: Array | None = None, index_values: bool = False,
@@ -224,10 +279,12 @@ class RadixSorter:
         pairs = vals_out is not None
         sizes = self.temp_bytes(n, pairs)
         temps = temps or {k: p.temp(v) for k, v in sizes.items() if v}
+        if self.uses_onesweep(n):
+            self._record_onesweep(p, keys_in, keys_out, vals_in, vals_out, index_values, digits, temps)
+            return
         tiles = self.tiles(n)
         counts = Array(temps["counts"], np.dtype(np.uint32), (RADIX * tiles,), self.device)
-        offsets = Array(p.temp(4 * RADIX * tiles) if "offsets" not in temps else temps["offsets"],
-                        np.dtype(np.uint32), (RADIX * tiles,), self.device)
+        offsets = Array(temps["offsets"], np.dtype(np.uint32), (RADIX * tiles,), self.device)
         # Ping-pong so that the last pass lands in keys_out.
         key_bufs = [keys_out.buffer, temps["keys"]]
         val_bufs = [vals_out.buffer, temps["values"]] if pairs else []
@@ -246,7 +303,7 @@ class RadixSorter:
             val_windows = self._output_windows(val_bufs[dst], n) if pairs else [None] * len(key_windows)
             for c in parts:
                 groups = self.tiles(c.count)
-                params = p.params(c.count, tiles, groups, DIGIT_BITS * d, flags, self.mode,
+                params = self._params(p, c.count, tiles, groups, DIGIT_BITS * d, flags, self.mode,
                                   c.start // self.tile, c.start, 0xFFFFFFFF, 0)
                 p.dispatch("radix count", self.pipes["radix_count"],
                            {0: params, 1: c.view(_as(src_k, n)), 2: counts.buffer}, groups)
@@ -257,7 +314,7 @@ class RadixSorter:
             for c in parts:
                 groups = self.tiles(c.count)
                 for (key_lo, key_hi, split, base), vals in zip(key_windows, val_windows):
-                    params = p.params(c.count, tiles, groups, DIGIT_BITS * d, flags, self.mode,
+                    params = self._params(p, c.count, tiles, groups, DIGIT_BITS * d, flags, self.mode,
                                       c.start // self.tile, c.start, split, base)
                     bindings = {0: params, 1: c.view(_as(src_k, n)), 3: offsets.buffer, 4: key_lo,
                                 8: key_hi or unused}
@@ -267,6 +324,46 @@ class RadixSorter:
                         p.dispatch("radix scatter", self.pipes["radix_scatter_pairs"], bindings, groups)
                     else:
                         p.dispatch("radix scatter", self.pipes["radix_scatter_keys"], bindings, groups)
+            if pairs:
+                src_v = val_bufs[dst]
+            src_k = key_bufs[dst]
+
+    def _record_onesweep(self, p: Program, keys_in: Array, keys_out: Array, vals_in, vals_out,
+                         index_values: bool, digits: tuple[int, ...], temps: dict) -> None:
+        """clear -> histogram (all digits, one read of the keys) -> bins -> one pass per
+        digit (kernels/radix_onesweep.wgsl)."""
+        n = keys_in.size
+        pipes = self._onesweep()
+        tiles = self.tiles(n)
+        pairs = vals_out is not None
+        state, hist = temps["state"], temps["hist"]
+        region = (0, RADIX * tiles)  # state words of even and odd passes
+        hist_groups = -(-tiles // HIST_TILES)
+        p.dispatch("radix clear", pipes["clear"], {11: hist}, 1)
+        params = self._params(p, n, tiles, hist_groups, 0, TRANSFORM_IN, self.mode, 0, 0, 0xFFFFFFFF, 0,
+                              0, region[0], region[1], 0, 0, HIST_TILES)
+        p.dispatch("radix histogram", pipes["histogram"], {0: params, 1: keys_in.buffer, 10: state, 11: hist},
+                   hist_groups)
+        p.dispatch("radix bins", pipes["bins"], {11: hist}, 1)
+        key_bufs = [keys_out.buffer, temps["keys"]]
+        val_bufs = [vals_out.buffer, temps["values"]] if pairs else []
+        src_k = keys_in.buffer
+        src_v = vals_in.buffer if (pairs and not index_values) else keys_in.buffer  # unused for indices
+        unused = p.temp(16)
+        passes = len(digits)
+        for i, d in enumerate(digits):
+            first, last = i == 0, i == passes - 1
+            dst = (passes - 1 - i) % 2  # 0 (the output) for the last pass
+            flags = (TRANSFORM_IN if first else 0) | (TRANSFORM_OUT if last else 0)
+            if pairs and first and index_values:
+                flags |= INDEX_VALUES
+            params = self._params(p, n, tiles, tiles, DIGIT_BITS * d, flags, self.mode, 0, 0, 0xFFFFFFFF, 0,
+                                  ONESWEEP_SPIN, region[i % 2], region[(i + 1) % 2], d, ONESWEEP_FAULT,
+                                  HIST_TILES)
+            bindings = {0: params, 1: src_k, 4: key_bufs[dst], 8: unused, 10: state, 11: hist}
+            if pairs:
+                bindings.update({5: src_v, 6: val_bufs[dst], 9: unused})
+            p.dispatch("radix onesweep", pipes["pairs" if pairs else "keys"], bindings, tiles)
             if pairs:
                 src_v = val_bufs[dst]
             src_k = key_bufs[dst]
