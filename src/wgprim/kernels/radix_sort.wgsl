@@ -113,6 +113,13 @@ fn digit_of(key: u32) -> u32 {
 // ---- probe: which bits vary among the keys -------------------------------------------
 // OR and AND of all transformed keys, accumulated with atomics in this dispatch and read
 // back by the host after it: digits where OR == AND are equal in every key (pass skipped).
+// radix_probe_init (one invocation) sets key_bits to (0, 0xffffffff) before it.
+@compute @workgroup_size(1)
+fn radix_probe_init() {
+  atomicStore(&key_bits[0], 0u);
+  atomicStore(&key_bits[1], 0xffffffffu);
+}
+
 var<workgroup> probe_or: atomic<u32>;
 var<workgroup> probe_and: atomic<u32>;
 

@@ -103,21 +103,18 @@ def subgroups_per_workgroup(device: Device) -> int:
     """Subgroups in a workgroup of WG invocations (probed once per device)."""
     cache = device.cache("probes")
     if "radix subgroups" not in cache:
-        import wgpu
-
         try:
-            pipe = get_pipeline(device, ("radix_sort", "radix_scatter_match"), match_preamble(device, 4),
-                                "radix_subgroup_count")
+            pipes = [get_pipeline(device, ("radix_sort", "radix_scatter_match"), match_preamble(device, 4), entry)
+                     for entry in ("radix_probe_init", "radix_subgroup_count")]
         except Exception:
             cache["radix subgroups"] = WG  # cannot tell: not the match path
             return WG
-        buf = device.device.create_buffer(size=16, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC
-                                          | wgpu.BufferUsage.COPY_DST)
-        device.device.queue.write_buffer(buf, 0, np.zeros(4, np.uint32))
         p = Program(device, label="radix subgroup probe")
-        p.dispatch("probe", pipe, {7: buf}, 1)
+        bits = Array(p.temp(16), np.dtype(np.uint32), (2,), device)
+        p.dispatch("probe", pipes[0], {7: bits.buffer}, 1)
+        p.dispatch("probe", pipes[1], {7: bits.buffer}, 1)
         p.run()
-        count = int(np.frombuffer(device.device.queue.read_buffer(buf, 0, 4), np.uint32)[0])
+        count = int(bits.numpy()[0])
         cache["radix subgroups"] = count if count > 0 else WG
     return cache["radix subgroups"]
 
@@ -146,7 +143,7 @@ class RadixSorter:
             # Ranked by subgroup match (kernels/radix_scatter_match.wgsl).
             pre = match_preamble(device, self.items)
             files = ("radix_sort", "radix_scatter_match")
-            entries = {"radix_probe": "radix_probe", "radix_count": "radix_count",
+            entries = {"radix_probe_init": "radix_probe_init", "radix_probe": "radix_probe", "radix_count": "radix_count",
                        "radix_scatter_keys": "radix_scatter_match_keys",
                        "radix_scatter_pairs": "radix_scatter_match_pairs"}
         else:
@@ -154,7 +151,7 @@ class RadixSorter:
             self.items = items_per_invocation(device)
             pre = preamble(device, self.items)
             files = "radix_sort"
-            entries = {e: e for e in ("radix_probe", "radix_count", "radix_scatter_keys", "radix_scatter_pairs")}
+            entries = {e: e for e in ("radix_probe_init", "radix_probe", "radix_count", "radix_scatter_keys", "radix_scatter_pairs")}
         self.tile = WG * self.items
         self.pipes = {name: get_pipeline(device, files, pre, entry) for name, entry in entries.items()}
         self.scan = ScanRecorder(device, np.dtype(np.uint32), "sum")
@@ -230,28 +227,28 @@ class RadixSorter:
 
     # -- probe --------------------------------------------------------------------------
     def record_probe(self, p: Program, keys: Array, bits) -> None:
-        """Add the OR/AND dispatches; `bits` (8 bytes) must hold (0, 0xffffffff) beforehand."""
+        """Add the dispatches leaving (OR, AND) of all transformed keys in `bits` (8 bytes)."""
+        p.dispatch("radix probe", self.pipes["radix_probe_init"], {7: bits}, 1)
         tiles = self.tiles(keys.size)
         for c in self.chunks(keys.size):
             groups = self.tiles(c.count)
-            params = self._params(p, c.count, tiles, groups, 0, TRANSFORM_IN, self.mode, c.start // self.tile, c.start,
-                              0xFFFFFFFF, 0)
+            params = self._params(p, c.count, tiles, groups, 0, TRANSFORM_IN, self.mode, c.start // self.tile,
+                                  c.start, 0xFFFFFFFF, 0)
             p.dispatch("radix probe", self.pipes["radix_probe"], {0: params, 1: c.view(keys), 7: bits}, groups)
 
     def probe(self, keys: Array) -> tuple[int, ...]:
-        """The digits worth a pass for these keys (runs one dispatch and waits for it)."""
+        """The digits worth a pass for these keys (runs the probe and waits for it)."""
         self.check_size(keys.size)
         if active_batch(self.device) is not None:
             return ALL_DIGITS  # in a batch nothing runs before the end: no probe, all passes
-        # Through Program.run, so that profile() and bench see this dispatch too.
+        # Through Program.run, so that profile() and bench see these dispatches too.
         p = Program(self.device, label="radix probe", transient=False)
-        bits = p.temp(16)
-        self.device.device.queue.write_buffer(bits, 0, np.array([0, 0xFFFFFFFF, 0, 0], np.uint32))
-        self.record_probe(p, keys, bits)
+        bits = Array(p.temp(16), np.dtype(np.uint32), (2,), self.device)
+        self.record_probe(p, keys, bits.buffer)
         p.run()
-        raw = np.frombuffer(self.device.device.queue.read_buffer(bits, 0, 8), np.uint32)
+        key_or, key_and = (int(v) for v in bits.numpy())
         p.release()
-        return varying_digits(int(raw[0]), int(raw[1]))
+        return varying_digits(key_or, key_and)
 
     # -- sort ---------------------------------------------------------------------------
     def temp_bytes(self, n: int, with_values: bool) -> dict:
@@ -331,7 +328,9 @@ class RadixSorter:
     def _record_onesweep(self, p: Program, keys_in: Array, keys_out: Array, vals_in, vals_out,
                          index_values: bool, digits: tuple[int, ...], temps: dict) -> None:
         """clear -> histogram (all digits, one read of the keys) -> bins -> one pass per
-        digit (kernels/radix_onesweep.wgsl)."""
+        digit (kernels/radix_onesweep.wgsl). Step labels as the multi-pass sort's: "radix
+        count" (clear, histogram), "radix scan" (bins), "radix scatter" (each pass: rank,
+        look-back, scatter)."""
         n = keys_in.size
         pipes = self._onesweep()
         tiles = self.tiles(n)
@@ -339,12 +338,12 @@ class RadixSorter:
         state, hist = temps["state"], temps["hist"]
         region = (0, RADIX * tiles)  # state words of even and odd passes
         hist_groups = -(-tiles // HIST_TILES)
-        p.dispatch("radix clear", pipes["clear"], {11: hist}, 1)
+        p.dispatch("radix count", pipes["clear"], {11: hist}, 1)
         params = self._params(p, n, tiles, hist_groups, 0, TRANSFORM_IN, self.mode, 0, 0, 0xFFFFFFFF, 0,
                               0, region[0], region[1], 0, 0, HIST_TILES)
-        p.dispatch("radix histogram", pipes["histogram"], {0: params, 1: keys_in.buffer, 10: state, 11: hist},
+        p.dispatch("radix count", pipes["histogram"], {0: params, 1: keys_in.buffer, 10: state, 11: hist},
                    hist_groups)
-        p.dispatch("radix bins", pipes["bins"], {11: hist}, 1)
+        p.dispatch("radix scan", pipes["bins"], {11: hist}, 1)
         key_bufs = [keys_out.buffer, temps["keys"]]
         val_bufs = [vals_out.buffer, temps["values"]] if pairs else []
         src_k = keys_in.buffer
@@ -363,7 +362,7 @@ class RadixSorter:
             bindings = {0: params, 1: src_k, 4: key_bufs[dst], 8: unused, 10: state, 11: hist}
             if pairs:
                 bindings.update({5: src_v, 6: val_bufs[dst], 9: unused})
-            p.dispatch("radix onesweep", pipes["pairs" if pairs else "keys"], bindings, tiles)
+            p.dispatch("radix scatter", pipes["pairs" if pairs else "keys"], bindings, tiles)
             if pairs:
                 src_v = val_bufs[dst]
             src_k = key_bufs[dst]

@@ -24,7 +24,7 @@ from wgprim.device import get_device
 from wgprim.ops import radix_sort
 from wgprim.ops.common import as_input
 from wgprim.ops.radix_sort import ALL_DIGITS, RadixSorter
-from wgprim.program import BufferPool, Program, flush_batch
+from wgprim.program import Plan, Program, flush_batch, queued
 
 U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
 KEY_DTYPES = (U32, I32, F32)
@@ -108,7 +108,8 @@ def argsort(x, descending: bool = False) -> Array:
 
 class SortPlan:
     """A radix sort built once for (n, dtype, what, descending) and run many times with no
-    new pipelines or buffers.
+    new pipelines or buffers (a `program.Plan`: steps re-recorded only when the input
+    buffers, or with `skip_digits` the passes, change).
 
     what: "keys" (call plan(x) -> sorted keys), "pairs" (plan(keys, values) -> (keys,
     values)) or "argsort" (plan(x) -> indices). Results are the plan's own Arrays,
@@ -131,28 +132,24 @@ class SortPlan:
         self.device = device
         self.sorter = _radix(device, self.dtype, descending)
         self.sorter.check_size(self.n)
-        self._pool = BufferPool(device)
-        sizes = self.sorter.temp_bytes(self.n, what != "keys")
-        sizes["offsets"] = sizes["counts"]
-        self._temps = {k: self._pool.take(v, _storage()) for k, v in sizes.items() if v}
         self.keys = empty((self.n,), self.dtype, device)
         self.values = None if what == "keys" else empty((self.n,), U32, device)
-        self._programs: dict = {}
+        self._digits = ALL_DIGITS
+        self._plan = Plan(device, "sort plan", self._record)
 
-    def _program(self, keys: Array, values: Array | None, vals_out: Array | None, digits) -> Program:
-        key = (id(keys.buffer), id(values.buffer) if values is not None else None,
-               id(vals_out.buffer) if vals_out is not None else None, digits)
-        if key not in self._programs:
-            if len(self._programs) >= 8:  # new input buffers every call: keep a few
-                flush_batch(self.device)  # an evicted program may still be queued in a batch
-                for old, _, _ in self._programs.values():
-                    old.release()
-                self._programs.clear()
-            program = Program(self.device, label="sort plan", transient=False, pool=self._pool)
-            self.sorter.record(program, keys, self.keys, values, vals_out,
-                               index_values=self.what == "argsort", digits=digits, temps=self._temps)
-            self._programs[key] = (program, keys, values)  # keep bound buffers alive
-        return self._programs[key][0]
+    def _record(self, program: Program, keys: Array, values: Array | None = None) -> None:
+        self.sorter.record(program, keys, self.keys, values, self.values if self.what != "keys" else None,
+                           index_values=self.what == "argsort", digits=self._digits)
+
+    @property
+    def _temps(self) -> dict:
+        """The plan's temporary buffers (the same ones on every run)."""
+        return dict(enumerate(self._plan.program.held))
+
+    @property
+    def _programs(self) -> dict:
+        """The recorded program, keyed by its input buffers (one at a time)."""
+        return {self._plan._key: self._plan.program} if self._plan.program.steps else {}
 
     def __call__(self, keys, values=None, profile: bool = False):
         k = _one_dimensional(keys, "keys", (self.dtype,))
@@ -162,7 +159,7 @@ class SortPlan:
         inputs = [k.buffer] + ([values.buffer] if isinstance(values, Array) else [])
         if any(i is o for i in inputs for o in outputs):
             raise ValueError("an input is this plan's own result buffer (overwritten by the run): pass a copy")
-        v = vals_out = None
+        arrays = (k,)
         if self.what == "pairs":
             if values is None:
                 raise ValueError("a 'pairs' plan needs values")
@@ -171,16 +168,22 @@ class SortPlan:
                 raise ValueError(f"plan is for {self.n} values, got {v.size}")
             if self.values.dtype != v.dtype:
                 self.values = Array(self.values.buffer, v.dtype, (self.n,), self.device)
-            vals_out = self.values
-        elif self.what == "argsort":
-            vals_out = self.values
+            arrays = (k, v)
         digits = self.sorter.probe(k) if self.skip_digits else ALL_DIGITS
-        times = self._program(k, v, vals_out, digits).run(profile=profile)
+        if digits != self._digits:
+            # Other passes: record again (same buffers from the plan's pool).
+            self._digits = digits
+            self._plan = _replan(self._plan, self._record)
+        times = self._plan.run(*arrays, profile=profile)
         result = {"keys": self.keys, "pairs": (self.keys, self.values), "argsort": self.values}[self.what]
         return (result, times) if profile else result
 
 
-def _storage():
-    import wgpu
-
-    return wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+def _replan(plan: Plan, record) -> Plan:
+    """A Plan recording anew with `record` on the next run, taking back `plan`'s buffers."""
+    if queued(plan.program):
+        flush_batch(plan.device)  # the queued run needs its steps as they are
+    fresh = Plan(plan.device, plan.program.label, record)
+    plan.program.reset()
+    fresh.program.pool = plan.program.pool
+    return fresh
