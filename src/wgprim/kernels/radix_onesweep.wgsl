@@ -174,6 +174,9 @@ fn onesweep_offset(t: u32, group: u32, count: u32) -> u32 {
       atomicStore(&os_stuck, 0u);
     }
     let worst = workgroupUniformLoad(&os_stuck_uniform);
+    // Every invocation has read `worst` before invocation 0 writes the next round's
+    // (without this barrier lavapipe sometimes gave a stale value: wrong counts).
+    workgroupBarrier();
     if (worst == 0u) {
       break;
     }
