@@ -21,10 +21,12 @@ from wgprim.program import profile
 
 DTYPES = [np.uint32, np.int32, np.float32]
 # spin: polls before falling back (0: every look-back falls back); fault: tiles t with
-# t % fault == fault - 1 never publish, so their successors must count their keys.
-LOOKBACKS = {"default": (radix_sort.ONESWEEP_SPIN, 0), "always-fallback": (0, 0),
-             "one-poll": (1, 0), "every-2nd-silent": (64, 2), "every-3rd-silent": (0, 3),
-             "every-5th-silent": (256, 5)}
+# t % fault == fault - 1 never publish, so their successors must count their keys; claim:
+# tiles taken from a counter (else by workgroup index).
+LOOKBACKS = {"default": (radix_sort.ONESWEEP_SPIN, 0, True), "always-fallback": (0, 0, True),
+             "always-fallback-by-index": (0, 0, False), "one-poll": (1, 0, True),
+             "every-2nd-silent": (64, 2, True), "every-3rd-silent": (0, 3, False),
+             "every-5th-silent": (256, 5, True)}
 
 
 def random_keys(n, dtype, rng):
@@ -57,8 +59,9 @@ def check_all(x, descending=False):
 
 @pytest.fixture(params=list(LOOKBACKS))
 def lookback(request, monkeypatch):
-    spin, fault = LOOKBACKS[request.param]
+    spin, fault, claim = LOOKBACKS[request.param]
     monkeypatch.setattr(radix_sort, "ONESWEEP_SPIN", spin)
+    monkeypatch.setattr(radix_sort, "ONESWEEP_CLAIM", claim)
     monkeypatch.setattr(radix_sort, "ONESWEEP_FAULT", fault)
     return request.param
 
@@ -97,6 +100,21 @@ def test_larger_inputs_fall_back_everywhere(n, monkeypatch):
     monkeypatch.setattr(radix_sort, "ONESWEEP_FAULT", 4)
     x = random_keys(n, np.float32, np.random.default_rng(n))
     check_all(x)
+
+
+@pytest.mark.parametrize("claim", [True, False])
+def test_repeated_runs_with_every_lookback_falling_back(claim, monkeypatch):
+    """Scheduling varies from run to run: many runs of a small two-pass sort, every
+    look-back counting its predecessors (this once caught workgroup memory left over from
+    another kernel), with tiles claimed from a counter or by workgroup index."""
+    monkeypatch.setattr(radix_sort, "ONESWEEP_SPIN", 0)
+    monkeypatch.setattr(radix_sort, "ONESWEEP_CLAIM", claim)
+    rng = np.random.default_rng(12)
+    sorter = _radix(get_device(), np.dtype(np.uint32), False)
+    x = rng.integers(0, 65536, 16 * sorter.tile + 9).astype(np.uint32)
+    expected = np.sort(x)
+    for _ in range(25):
+        np.testing.assert_array_equal(sort(x).numpy(), expected)
 
 
 def test_onesweep_steps_and_skipped_digits():

@@ -1,7 +1,8 @@
 // One-sweep LSD radix sort (after Adinets & Merrill, "Onesweep", 2022), with decoupled
 // fallback (Smith, Levien & Owens, 2025) instead of waiting. ops/radix_sort.py records:
 //
-//   radix_onesweep_clear      1 workgroup: zero the 4 x 256 global digit counts
+//   radix_onesweep_clear      1 workgroup: zero the 4 x 256 global digit counts and the
+//                             4 tile counters
 //   -> radix_onesweep_histogram
 //                             every digit's counts at once (one read of the keys), added
 //                             into `hist` with atomics; zeroes the first pass's state words
@@ -33,9 +34,12 @@ const FLAG_AGGREGATE: u32 = 0x40000000u;
 const FLAG_INCLUSIVE: u32 = 0x80000000u;
 const VALUE_MASK: u32 = 0x3fffffffu;
 const HIST_WORDS: u32 = 4u * RADIX;
+const CLAIM_TILES: u32 = 8u;  // flag: tiles are claimed from a counter (claims[digit])
 
 @group(0) @binding(10) var<storage, read_write> state: array<atomic<u32>>;
 @group(0) @binding(11) var<storage, read_write> hist: array<atomic<u32>>;
+// One tile counter per digit (CLAIM_TILES), zeroed by radix_onesweep_clear.
+@group(0) @binding(12) var<storage, read_write> claims: array<atomic<u32>>;
 
 // ---- the global histogram ----------------------------------------------------------------
 var<workgroup> os_hist: array<atomic<u32>, HIST_WORDS>;
@@ -44,6 +48,9 @@ var<workgroup> os_hist: array<atomic<u32>, HIST_WORDS>;
 fn radix_onesweep_clear(@builtin(local_invocation_index) t: u32) {
   for (var w = t; w < HIST_WORDS; w += WG) {
     atomicStore(&hist[w], 0u);
+  }
+  if (t < 4u) {
+    atomicStore(&claims[t], 0u);
   }
 }
 
@@ -93,6 +100,21 @@ fn radix_onesweep_bins(@builtin(local_invocation_index) t: u32) {
 }
 
 // ---- the look-back ---------------------------------------------------------------------
+// The tile this workgroup sorts: its index, or with CLAIM_TILES the next one from this
+// pass's counter (an atomic claim, like an append-buffer reservation: tiles are taken in
+// the order workgroups start, so the tiles before one have started when it looks back).
+var<workgroup> os_tile: u32;
+
+fn onesweep_tile(t: u32, group: u32) -> u32 {
+  if ((params.flags & CLAIM_TILES) == 0u) {
+    return group;
+  }
+  if (t == 0u) {
+    os_tile = atomicAdd(&claims[params.digit], 1u);
+  }
+  return workgroupUniformLoad(&os_tile);
+}
+
 var<workgroup> os_stuck: atomic<u32>;
 var<workgroup> os_stuck_uniform: u32;
 var<workgroup> os_fallback: array<atomic<u32>, RADIX>;
@@ -128,7 +150,11 @@ fn onesweep_count_tile(t: u32, tile: u32) {
 // keys with digit t start in the output. Called by the whole workgroup (barriers);
 // publishes the tile's state words and clears its words of the next pass.
 fn onesweep_offset(t: u32, group: u32, count: u32) -> u32 {
+  // Workgroup memory is not assumed zero: another kernel may have used it before.
   atomicStore(&os_fallback[t], 0u);
+  if (t == 0u) {
+    atomicStore(&os_stuck, 0u);
+  }
   let bin = atomicLoad(&hist[params.digit * RADIX + t]);
   let mine = params.region + group * RADIX + t;
   let publish = onesweep_publishes(group);
@@ -174,9 +200,6 @@ fn onesweep_offset(t: u32, group: u32, count: u32) -> u32 {
       atomicStore(&os_stuck, 0u);
     }
     let worst = workgroupUniformLoad(&os_stuck_uniform);
-    // Every invocation has read `worst` before invocation 0 writes the next round's
-    // (without this barrier lavapipe sometimes gave a stale value: wrong counts).
-    workgroupBarrier();
     if (worst == 0u) {
       break;
     }
@@ -239,10 +262,11 @@ fn onesweep_place(t: u32, group: u32, valid: u32) {
 fn radix_onesweep_keys(@builtin(workgroup_id) wid: vec3<u32>,
                        @builtin(num_workgroups) nwg: vec3<u32>,
                        @builtin(local_invocation_index) t: u32) {
-  let group = group_index(wid, nwg);
-  if (group >= params.groups) {
+  let index = group_index(wid, nwg);
+  if (index >= params.groups) {
     return;
   }
+  let group = onesweep_tile(t, index);
   let base = group * TILE;
   let valid = min(TILE, params.n - base);
   load_tile_keys(t, base, valid);
@@ -255,10 +279,11 @@ fn radix_onesweep_keys(@builtin(workgroup_id) wid: vec3<u32>,
 fn radix_onesweep_pairs(@builtin(workgroup_id) wid: vec3<u32>,
                         @builtin(num_workgroups) nwg: vec3<u32>,
                         @builtin(local_invocation_index) t: u32) {
-  let group = group_index(wid, nwg);
-  if (group >= params.groups) {
+  let index = group_index(wid, nwg);
+  if (index >= params.groups) {
     return;
   }
+  let group = onesweep_tile(t, index);
   let base = group * TILE;
   let valid = min(TILE, params.n - base);
   load_tile_keys(t, base, valid);

@@ -10,10 +10,11 @@ fn radix_onesweep_match_keys(@builtin(workgroup_id) wid: vec3<u32>,
                              @builtin(subgroup_invocation_id) lane: u32,
                              @builtin(subgroup_size) size: u32,
                              @builtin(num_subgroups) nsg: u32) {
-  let group = group_index(wid, nwg);
-  if (group >= params.groups) {
+  let index = group_index(wid, nwg);
+  if (index >= params.groups) {
     return;
   }
+  let group = onesweep_tile(t, index);
   let base = group * MATCH_TILE;
   let valid = min(MATCH_TILE, params.n - base);
   match_context(t, sid, lane, size, base, valid);
@@ -31,10 +32,11 @@ fn radix_onesweep_match_pairs(@builtin(workgroup_id) wid: vec3<u32>,
                               @builtin(subgroup_invocation_id) lane: u32,
                               @builtin(subgroup_size) size: u32,
                               @builtin(num_subgroups) nsg: u32) {
-  let group = group_index(wid, nwg);
-  if (group >= params.groups) {
+  let index = group_index(wid, nwg);
+  if (index >= params.groups) {
     return;
   }
+  let group = onesweep_tile(t, index);
   let base = group * MATCH_TILE;
   let valid = min(MATCH_TILE, params.n - base);
   match_context(t, sid, lane, size, base, valid);

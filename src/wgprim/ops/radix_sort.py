@@ -47,11 +47,14 @@ ONESWEEP_FAULT = 0
 ONESWEEP_MAX_KEYS = 2**30 - 1
 # Tiles per workgroup of the upfront histogram (fewer global atomics per key).
 HIST_TILES = 16
+# Each one-sweep workgroup takes the next tile from a counter (tiles in the order the
+# workgroups start, so a tile's predecessors have started) rather than its workgroup id.
+ONESWEEP_CLAIM = True
 PARAMS_WORDS = 16
 
 KIND = {np.dtype(np.uint32): 0, np.dtype(np.int32): 1, np.dtype(np.float32): 2}
 DESCENDING = 4
-TRANSFORM_IN, TRANSFORM_OUT, INDEX_VALUES = 1, 2, 4
+TRANSFORM_IN, TRANSFORM_OUT, INDEX_VALUES, CLAIM_TILES = 1, 2, 4, 8
 
 
 def items_per_invocation(device: Device) -> int:
@@ -83,8 +86,8 @@ def match_items(device: Device) -> int:
     too little workgroup memory."""
     if not (USE_MATCH and device.has_subgroups):
         return 0
-    if MATCH_ITEMS not in (4, 8, 12, 16):  # the kernel's for_* functions cover these
-        raise ValueError(f"MATCH_ITEMS must be 4, 8, 12 or 16, not {MATCH_ITEMS}")
+    if MATCH_ITEMS not in (4, 8, 12, 16, 20, 24):  # the kernel's for_* functions cover these
+        raise ValueError(f"MATCH_ITEMS must be 4, 8, 12, 16, 20 or 24, not {MATCH_ITEMS}")
     if subgroups_per_workgroup(device) > MAX_SUBGROUPS:
         return 0
     for items in (MATCH_ITEMS, 4):
@@ -256,7 +259,7 @@ class RadixSorter:
         digit counts, or the multi-pass path's per-tile counts and offsets."""
         sizes = {"keys": 4 * n, "values": 4 * n if with_values else 0}
         if self.uses_onesweep(n):
-            sizes.update(state=4 * 2 * RADIX * self.tiles(n), hist=4 * 4 * RADIX)
+            sizes.update(state=4 * 2 * RADIX * self.tiles(n), hist=4 * 4 * RADIX, claims=16)
         else:
             sizes.update(counts=4 * RADIX * self.tiles(n), offsets=4 * RADIX * self.tiles(n))
         return sizes
@@ -335,10 +338,10 @@ class RadixSorter:
         pipes = self._onesweep()
         tiles = self.tiles(n)
         pairs = vals_out is not None
-        state, hist = temps["state"], temps["hist"]
+        state, hist, claims = temps["state"], temps["hist"], temps["claims"]
         region = (0, RADIX * tiles)  # state words of even and odd passes
         hist_groups = -(-tiles // HIST_TILES)
-        p.dispatch("radix count", pipes["clear"], {11: hist}, 1)
+        p.dispatch("radix count", pipes["clear"], {11: hist, 12: claims}, 1)
         params = self._params(p, n, tiles, hist_groups, 0, TRANSFORM_IN, self.mode, 0, 0, 0xFFFFFFFF, 0,
                               0, region[0], region[1], 0, 0, HIST_TILES)
         p.dispatch("radix count", pipes["histogram"], {0: params, 1: keys_in.buffer, 10: state, 11: hist},
@@ -356,10 +359,12 @@ class RadixSorter:
             flags = (TRANSFORM_IN if first else 0) | (TRANSFORM_OUT if last else 0)
             if pairs and first and index_values:
                 flags |= INDEX_VALUES
+            if ONESWEEP_CLAIM:
+                flags |= CLAIM_TILES
             params = self._params(p, n, tiles, tiles, DIGIT_BITS * d, flags, self.mode, 0, 0, 0xFFFFFFFF, 0,
                                   ONESWEEP_SPIN, region[i % 2], region[(i + 1) % 2], d, ONESWEEP_FAULT,
                                   HIST_TILES)
-            bindings = {0: params, 1: src_k, 4: key_bufs[dst], 8: unused, 10: state, 11: hist}
+            bindings = {0: params, 1: src_k, 4: key_bufs[dst], 8: unused, 10: state, 11: hist, 12: claims}
             if pairs:
                 bindings.update({5: src_v, 6: val_bufs[dst], 9: unused})
             p.dispatch("radix scatter", pipes["pairs" if pairs else "keys"], bindings, tiles)
