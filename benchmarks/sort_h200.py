@@ -25,7 +25,14 @@ from wgprim.program import profile
 
 DEFAULTS = dict(USE_ONESWEEP=radix_sort.USE_ONESWEEP, MATCH_ITEMS=radix_sort.MATCH_ITEMS,
                 ONESWEEP_SPIN=radix_sort.ONESWEEP_SPIN, ONESWEEP_FAULT=radix_sort.ONESWEEP_FAULT,
-                HIST_TILES=radix_sort.HIST_TILES)
+                HIST_TILES=radix_sort.HIST_TILES, ONESWEEP_CLAIM=radix_sort.ONESWEEP_CLAIM)
+# The variants compared (ranking by subgroup match; items = keys per invocation).
+CONFIGS = {
+    "multi16": dict(USE_ONESWEEP=False, MATCH_ITEMS=16),
+    "multi24": dict(USE_ONESWEEP=False, MATCH_ITEMS=24),
+    "one16": dict(USE_ONESWEEP=True, MATCH_ITEMS=16),
+    "one24": dict(USE_ONESWEEP=True, MATCH_ITEMS=24),
+}
 
 
 def configure(**overrides):
@@ -33,7 +40,16 @@ def configure(**overrides):
         setattr(radix_sort, name, value)
 
 
+_KEYS = {}
+
+
 def keys_of(dtype, n, seed=0):
+    if (dtype, n, seed) not in _KEYS:
+        _KEYS[(dtype, n, seed)] = _make_keys(dtype, n, seed)
+    return _KEYS[(dtype, n, seed)]
+
+
+def _make_keys(dtype, n, seed):
     rng = np.random.default_rng(seed)
     if dtype == "f32":
         return rng.standard_normal(n).astype(np.float32)
@@ -102,19 +118,21 @@ class WgCase:
 
 
 class WgUnique:
-    def __init__(self, x):
-        self.x = asarray(x)
+    def __init__(self, x, **config):
+        self.x, self.config = asarray(x), config
 
     def __call__(self):
+        configure(**self.config)
         with profile() as steps:
             wgprim.unique(self.x)
+        configure()
         return sum(s.ms for s in steps), [(s.label, s.ms) for s in steps]
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
-    ap.add_argument("--reps", type=int, default=11)
+    ap.add_argument("--reps", type=int, default=9)
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
     n26, n28 = (2**16, 2**18) if args.quick else (2**26, 2**28)
@@ -136,23 +154,23 @@ def main():
         json.dump(result, f, indent=1)
 
     cases = {}
-    one, multi = dict(), dict(USE_ONESWEEP=False)
-    for dt in ("u32", "i32", "f32"):
-        for what in ("keys", "argsort", "pairs"):
-            cases[f"wgprim {what} {dt}"] = WgCase(n26, dt, what, **one)
-    for what in ("keys", "argsort", "pairs"):
-        cases[f"multipass {what} u32"] = WgCase(n26, "u32", what, **multi)
-    cases["wgprim keys u32 items=8"] = WgCase(n26, "u32", "keys", MATCH_ITEMS=8)
-    cases["wgprim keys u32 items=12"] = WgCase(n26, "u32", "keys", MATCH_ITEMS=12)
-    cases["wgprim keys u32 spin=32"] = WgCase(n26, "u32", "keys", ONESWEEP_SPIN=32)
-    cases["wgprim keys u32 spin=4096"] = WgCase(n26, "u32", "keys", ONESWEEP_SPIN=4096)
-    cases["wgprim keys u32 hist_tiles=64"] = WgCase(n26, "u32", "keys", HIST_TILES=64)
-    cases["wgprim keys u32 2^28"] = WgCase(n28, "u32", "keys", **one)
-    cases["multipass keys u32 2^28"] = WgCase(n28, "u32", "keys", **multi)
+    for cfg, config in CONFIGS.items():
+        for dt in ("u32", "i32", "f32"):
+            for what in ("keys", "argsort", "pairs"):
+                cases[f"{cfg} {what} {dt}"] = WgCase(n26, dt, what, **config)
+    cases["one20 keys u32"] = WgCase(n26, "u32", "keys", USE_ONESWEEP=True, MATCH_ITEMS=20)
+    cases["one16 keys u32 by-index"] = WgCase(n26, "u32", "keys", USE_ONESWEEP=True, ONESWEEP_CLAIM=False)
+    cases["one24 keys u32 by-index"] = WgCase(n26, "u32", "keys", USE_ONESWEEP=True, MATCH_ITEMS=24,
+                                              ONESWEEP_CLAIM=False)
+    cases["one24 keys u32 spin=32"] = WgCase(n26, "u32", "keys", USE_ONESWEEP=True, MATCH_ITEMS=24,
+                                             ONESWEEP_SPIN=32)
+    for cfg in ("multi16", "multi24", "one16", "one24"):
+        cases[f"{cfg} keys u32 2^28"] = WgCase(n28, "u32", "keys", **CONFIGS[cfg])
     rng = np.random.default_rng(9)
     uniq = np.tile(np.arange(n26 // 4, dtype=np.uint32), 4)
     rng.shuffle(uniq)
-    cases["wgprim unique u32"] = WgUnique(uniq)
+    for cfg in ("multi16", "multi24", "one16", "one24"):
+        cases[f"{cfg} unique u32"] = WgUnique(uniq, **CONFIGS[cfg])
     try:
         import cupy as cp
         import torch
@@ -207,8 +225,8 @@ def main():
     med = {name: statistics.median(v) for name, v in times.items()}
     result["median_ms"] = med
     result["steps"] = {}
-    for name in ("wgprim keys u32", "multipass keys u32", "wgprim pairs u32", "wgprim keys u32 2^28",
-                 "multipass keys u32 2^28", "wgprim unique u32"):
+    for name in [f"{c} keys u32" for c in CONFIGS] + ["one24 pairs u32", "multi24 pairs u32"] + \
+            [f"{c} keys u32 2^28" for c in CONFIGS] + ["one24 unique u32", "multi24 unique u32"]:
         runs = steps.get(name)
         if runs:
             per = [(runs[0][i][0], statistics.median(r[i][1] for r in runs)) for i in range(len(runs[0]))]

@@ -209,3 +209,21 @@ def test_gl_backend_subprocess():
         pytest.skip(f"no GL adapter here: {done.stderr.strip().splitlines()[-1]}")
     assert done.returncode == 0, done.stderr[-3000:]
     assert "GL False 36" in done.stdout
+
+
+@pytest.mark.parametrize("items", [20, 24])
+@pytest.mark.parametrize("onesweep", [True, False])
+def test_larger_match_tiles(items, onesweep, monkeypatch):
+    """The match ranking with 20 and 24 keys per invocation, one-sweep and multi-pass."""
+    monkeypatch.setattr(radix_sort, "MATCH_ITEMS", items)
+    monkeypatch.setattr(radix_sort, "USE_ONESWEEP", onesweep)
+    monkeypatch.setattr(radix_sort, "ONESWEEP_SPIN", 2)
+    sorter = _radix(get_device(), np.dtype(np.float32), False)
+    if not sorter.match or sorter.items != items:
+        pytest.skip("no match path with these tiles on this adapter")
+    assert sorter.uses_onesweep(20_000) == onesweep
+    rng = np.random.default_rng(items)
+    x = random_keys(3 * 256 * items + 77, np.float32, rng)
+    x[::4] = np.round(x[::4] / 100)
+    check_all(x)
+    check_all(x, descending=True)

@@ -135,6 +135,23 @@ fn onesweep_poll(word: u32) -> u32 {
   return s;
 }
 
+// Words of the tiles next-1, next-2, ... (0 past tile 0, and all 0 when params.spin is 0:
+// the forced-fallback mode reads nothing).
+const LOOK_AHEAD: u32 = 4u;
+
+fn onesweep_word(t: u32, tiles_before: u32) -> u32 {
+  if (tiles_before == 0u || params.spin == 0u) {
+    return 0u;
+  }
+  return atomicLoad(&state[params.region + (tiles_before - 1u) * RADIX + t]);
+}
+
+fn onesweep_words(t: u32, next: u32) -> vec4<u32> {
+  return vec4<u32>(onesweep_word(t, next), onesweep_word(t, select(0u, next - 1u, next >= 1u)),
+                   onesweep_word(t, select(0u, next - 2u, next >= 2u)),
+                   onesweep_word(t, select(0u, next - 3u, next >= 3u)));
+}
+
 // The fallback: counts the digits of tile `tile` from its keys into os_fallback.
 fn onesweep_count_tile(t: u32, tile: u32) {
   for (var k = 0u; k < ITEMS; k++) {
@@ -176,15 +193,37 @@ fn onesweep_offset(t: u32, group: u32, count: u32) -> u32 {
       if (!open || next == 0u) {
         break;
       }
-      let s = onesweep_poll(params.region + (next - 1u) * RADIX + t);
-      if (s == 0u) {
-        stuck = next;
-        break;
+      // The next LOOK_AHEAD predecessors' words at once (independent loads: one memory
+      // latency), summed nearest first up to the first one not yet published.
+      let ahead = onesweep_words(t, next);
+      var k = 0u;
+      loop {
+        if (k == LOOK_AHEAD || !open || next == 0u) {
+          break;
+        }
+        let s = ahead[k];
+        if (s == 0u) {
+          break;
+        }
+        exclusive += s & VALUE_MASK;
+        next -= 1u;
+        k += 1u;
+        if ((s & FLAG_INCLUSIVE) != 0u) {
+          open = false;
+        }
       }
-      exclusive += s & VALUE_MASK;
-      next -= 1u;
-      if ((s & FLAG_INCLUSIVE) != 0u) {
-        open = false;
+      if (k == 0u) {
+        // The nearest predecessor has published nothing yet: poll it a bounded number of times.
+        let s = onesweep_poll(params.region + (next - 1u) * RADIX + t);
+        if (s == 0u) {
+          stuck = next;
+          break;
+        }
+        exclusive += s & VALUE_MASK;
+        next -= 1u;
+        if ((s & FLAG_INCLUSIVE) != 0u) {
+          open = false;
+        }
       }
     }
     if (open && next == 0u) {
