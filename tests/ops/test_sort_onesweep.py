@@ -57,6 +57,13 @@ def check_all(x, descending=False):
     np.testing.assert_array_equal(v.numpy(), values[order])
 
 
+@pytest.fixture(autouse=True)
+def onesweep_everywhere(monkeypatch):
+    """These tests run the one-sweep passes for keys alone too (by default only pairs and
+    argsort take them)."""
+    monkeypatch.setattr(radix_sort, "USE_ONESWEEP", True)
+
+
 @pytest.fixture(params=list(LOOKBACKS))
 def lookback(request, monkeypatch):
     spin, fault, claim = LOOKBACKS[request.param]
@@ -86,7 +93,7 @@ def ranking(request, monkeypatch):
 def test_lookback_modes(dtype, lookback, ranking):
     sorter = _radix(get_device(), np.dtype(dtype), False)
     rng = np.random.default_rng(abs(hash((lookback, ranking))) % 1000)
-    for n in (1, 2, sorter.tile - 1, sorter.tile + 1, 7 * sorter.tile + 77):
+    for n in (1, sorter.tile - 1, 7 * sorter.tile + 77):
         x = random_keys(n, dtype, rng)
         check_all(x)
         check_all(x, descending=True)
@@ -180,6 +187,7 @@ def test_gl_backend_subprocess():
         from wgprim.device import get_device
         from wgprim.ops import radix_sort
         from wgprim.ops.sort import argsort, sort, sort_pairs, _radix
+        radix_sort.USE_ONESWEEP = True  # keys alone too
         rng = np.random.default_rng(6)
         ran = 0
         for spin, fault in ((0, 0), (0, 3), (32, 2), (256, 0)):
@@ -209,6 +217,17 @@ def test_gl_backend_subprocess():
         pytest.skip(f"no GL adapter here: {done.stderr.strip().splitlines()[-1]}")
     assert done.returncode == 0, done.stderr[-3000:]
     assert "GL False 36" in done.stdout
+
+
+def test_default_policy(monkeypatch):
+    """By default the one-sweep passes sort pairs and argsort (measured faster there);
+    keys alone take the multi-pass sort."""
+    monkeypatch.setattr(radix_sort, "USE_ONESWEEP", "pairs")
+    sorter = _radix(get_device(), np.dtype(np.uint32), False)
+    assert sorter.uses_onesweep(100_000, pairs=True) and not sorter.uses_onesweep(100_000)
+    x = random_keys(50_001, np.uint32, np.random.default_rng(13))
+    check_all(x)
+    check_all(x, descending=True)
 
 
 @pytest.mark.parametrize("items", [20, 24])

@@ -1,13 +1,18 @@
-"""LSD radix sort: records the dispatch chain of kernels/radix_sort.wgsl into a Program.
+"""LSD radix sort: records the dispatch chain of the radix kernels into a Program.
 
-Keys are 32 bits, sorted 8 bits per pass (at most 4 passes). One pass is
-  radix count (1 dispatch) -> radix scan (the scan recorder: 1 dispatch for up to 16
-  tiles, 3 or more beyond) -> radix scatter (1 dispatch),
-where the scatter ranks keys by subgroup match (kernels/radix_scatter_match.wgsl) on
-adapters with subgroups, else by two 4-bit splits (kernels/radix_sort.wgsl);
-and the passes follow each other in the same Program, so a whole sort is one submit.
-Keys move between two buffers (the output and one temporary), transformed to an
-order-preserving u32 by the first pass and back by the last one.
+Keys are 32 bits, sorted 8 bits per pass (at most 4 passes), in one of two schedules:
+- multi-pass: per digit radix count (1 dispatch) -> radix scan (the scan recorder: 1
+  dispatch for up to 16 tiles, 3 or more beyond) -> radix scatter (1 dispatch);
+- one-sweep (kernels/radix_onesweep.wgsl): clear + histogram of all 4 digits + digit
+  starts (3 small dispatches), then per digit ONE dispatch that ranks, looks back at the
+  tiles before it for its global offsets (decoupled fallback: never waits) and scatters.
+  USE_ONESWEEP says when (by default for pairs and argsort, where it was measured faster);
+  inputs beyond one binding or 2^30 keys take the multi-pass schedule.
+The scatter ranks keys by subgroup match (kernels/radix_scatter_match.wgsl) on adapters
+with subgroups, else by two 4-bit splits (kernels/radix_sort.wgsl); the passes follow each
+other in the same Program, so a whole sort is one submit. Keys move between two buffers
+(the output and one temporary), transformed to an order-preserving u32 by the first pass
+and back by the last one.
 
 Passes whose digit is equal in every key change nothing and can be skipped. Knowing
 which ones needs the keys: `probe()` runs one read-only dispatch (OR and AND of all
@@ -36,8 +41,11 @@ RADIX = 256
 DIGIT_BITS = 8
 ALL_DIGITS = (0, 1, 2, 3)
 
-# One-sweep passes (kernels/radix_onesweep.wgsl), used where the keys fit one binding.
-USE_ONESWEEP = True
+# One-sweep passes (kernels/radix_onesweep.wgsl), where the keys fit one binding:
+# "pairs" (sort_pairs and argsort only, where they were measured faster: 4.52 against
+# 4.96 ms for 2^26 pairs on an H200; keys alone 4.06 against 3.90 ms), True (every sort)
+# or False (never).
+USE_ONESWEEP = "pairs"
 # Polls of a predecessor tile's state word before the workgroup counts that tile's keys
 # itself (tests set 0: every look-back falls back).
 ONESWEEP_SPIN = 256
@@ -183,10 +191,12 @@ class RadixSorter:
             ranking = 4 * (self.tile + self.tile // 32) + 4 * (8 * WG + RADIX + WG) + 4 * 2 * RADIX
         return ranking + lookback
 
-    def uses_onesweep(self, n: int) -> bool:
-        """One-sweep passes where keys and values fit one binding each, the counts fit the
-        state words' 30 bits and workgroup memory holds the pass; else the multi-pass sort."""
-        return (USE_ONESWEEP and 0 < n <= ONESWEEP_MAX_KEYS and 4 * n <= self.device.max_binding_bytes
+    def uses_onesweep(self, n: int, pairs: bool = False) -> bool:
+        """One-sweep passes (as USE_ONESWEEP says for keys alone or with values) where keys
+        and values fit one binding each, the counts fit the state words' 30 bits and
+        workgroup memory holds the pass; else the multi-pass sort."""
+        wanted = USE_ONESWEEP is True or (USE_ONESWEEP == "pairs" and pairs)
+        return (wanted and 0 < n <= ONESWEEP_MAX_KEYS and 4 * n <= self.device.max_binding_bytes
                 and self.onesweep_shared_bytes() <= self.device.max_workgroup_storage)
 
     def _onesweep(self) -> dict:
@@ -258,7 +268,7 @@ class RadixSorter:
         """Temporaries of record(), by name: the one-sweep path's state words and global
         digit counts, or the multi-pass path's per-tile counts and offsets."""
         sizes = {"keys": 4 * n, "values": 4 * n if with_values else 0}
-        if self.uses_onesweep(n):
+        if self.uses_onesweep(n, with_values):
             sizes.update(state=4 * 2 * RADIX * self.tiles(n), hist=4 * 4 * RADIX, claims=16)
         else:
             sizes.update(counts=4 * RADIX * self.tiles(n), offsets=4 * RADIX * self.tiles(n))
@@ -279,7 +289,7 @@ class RadixSorter:
         pairs = vals_out is not None
         sizes = self.temp_bytes(n, pairs)
         temps = temps or {k: p.temp(v) for k, v in sizes.items() if v}
-        if self.uses_onesweep(n):
+        if self.uses_onesweep(n, pairs):
             self._record_onesweep(p, keys_in, keys_out, vals_in, vals_out, index_values, digits, temps)
             return
         tiles = self.tiles(n)
