@@ -604,10 +604,13 @@ class Plan:
             state.results = self._make_results()
         return state.results
 
-    def run(self, *arrays, profile: bool = False):
+    def run(self, *arrays, profile: bool = False, variant=None):
+        """Run the calling thread's steps, recorded anew when the buffers of `arrays` or
+        `variant` (anything else the recording depends on, e.g. the passes a probe chose)
+        differ from the last recording's."""
         check_current(self.device, "this plan")
         state = self._state()
-        key = tuple(id(a.buffer) for a in arrays)
+        key = (tuple(id(a.buffer) for a in arrays), variant)
         if key != state.key:
             if queued(state.program):
                 flush_batch(self.device)  # the queued run needs the steps and parameters as they are

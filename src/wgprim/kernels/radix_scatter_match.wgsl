@@ -93,7 +93,7 @@ fn match_exclusive_sum(sid: u32, lane: u32, nsg: u32, v: u32) -> vec2<u32> {
 
 // ---- per-key steps ---------------------------------------------------------------------
 // Each step on one of an invocation's ITEMS keys is a function of a constant item index j,
-// called once per item by the for_* functions below (ITEMS is 4, 8, 12 or 16). A loop over
+// called once per item by the for_* functions below (ITEMS is 4, 8, ... or 24). A loop over
 // j indexing the private arrays was 2.3x slower on an NVIDIA H200 (dynamically indexed
 // arrays go to local memory); with constant indices the keys stay in registers.
 // Context of the calling invocation (set once by match_rank_tile):
@@ -201,6 +201,8 @@ fn for_load_key() {
   if (ITEMS > 4u) { load_key_item(4u); load_key_item(5u); load_key_item(6u); load_key_item(7u); }
   if (ITEMS > 8u) { load_key_item(8u); load_key_item(9u); load_key_item(10u); load_key_item(11u); }
   if (ITEMS > 12u) { load_key_item(12u); load_key_item(13u); load_key_item(14u); load_key_item(15u); }
+  if (ITEMS > 16u) { load_key_item(16u); load_key_item(17u); load_key_item(18u); load_key_item(19u); }
+  if (ITEMS > 20u) { load_key_item(20u); load_key_item(21u); load_key_item(22u); load_key_item(23u); }
 }
 
 fn for_load_val() {
@@ -208,6 +210,8 @@ fn for_load_val() {
   if (ITEMS > 4u) { load_val_item(4u); load_val_item(5u); load_val_item(6u); load_val_item(7u); }
   if (ITEMS > 8u) { load_val_item(8u); load_val_item(9u); load_val_item(10u); load_val_item(11u); }
   if (ITEMS > 12u) { load_val_item(12u); load_val_item(13u); load_val_item(14u); load_val_item(15u); }
+  if (ITEMS > 16u) { load_val_item(16u); load_val_item(17u); load_val_item(18u); load_val_item(19u); }
+  if (ITEMS > 20u) { load_val_item(20u); load_val_item(21u); load_val_item(22u); load_val_item(23u); }
 }
 
 fn for_rank() {
@@ -215,6 +219,8 @@ fn for_rank() {
   if (ITEMS > 4u) { rank_item(4u); rank_item(5u); rank_item(6u); rank_item(7u); }
   if (ITEMS > 8u) { rank_item(8u); rank_item(9u); rank_item(10u); rank_item(11u); }
   if (ITEMS > 12u) { rank_item(12u); rank_item(13u); rank_item(14u); rank_item(15u); }
+  if (ITEMS > 16u) { rank_item(16u); rank_item(17u); rank_item(18u); rank_item(19u); }
+  if (ITEMS > 20u) { rank_item(20u); rank_item(21u); rank_item(22u); rank_item(23u); }
 }
 
 fn for_place() {
@@ -222,6 +228,8 @@ fn for_place() {
   if (ITEMS > 4u) { place_item(4u); place_item(5u); place_item(6u); place_item(7u); }
   if (ITEMS > 8u) { place_item(8u); place_item(9u); place_item(10u); place_item(11u); }
   if (ITEMS > 12u) { place_item(12u); place_item(13u); place_item(14u); place_item(15u); }
+  if (ITEMS > 16u) { place_item(16u); place_item(17u); place_item(18u); place_item(19u); }
+  if (ITEMS > 20u) { place_item(20u); place_item(21u); place_item(22u); place_item(23u); }
 }
 
 fn for_move_key() {
@@ -229,6 +237,8 @@ fn for_move_key() {
   if (ITEMS > 4u) { move_key_item(4u); move_key_item(5u); move_key_item(6u); move_key_item(7u); }
   if (ITEMS > 8u) { move_key_item(8u); move_key_item(9u); move_key_item(10u); move_key_item(11u); }
   if (ITEMS > 12u) { move_key_item(12u); move_key_item(13u); move_key_item(14u); move_key_item(15u); }
+  if (ITEMS > 16u) { move_key_item(16u); move_key_item(17u); move_key_item(18u); move_key_item(19u); }
+  if (ITEMS > 20u) { move_key_item(20u); move_key_item(21u); move_key_item(22u); move_key_item(23u); }
 }
 
 fn for_move_val() {
@@ -236,6 +246,8 @@ fn for_move_val() {
   if (ITEMS > 4u) { move_val_item(4u); move_val_item(5u); move_val_item(6u); move_val_item(7u); }
   if (ITEMS > 8u) { move_val_item(8u); move_val_item(9u); move_val_item(10u); move_val_item(11u); }
   if (ITEMS > 12u) { move_val_item(12u); move_val_item(13u); move_val_item(14u); move_val_item(15u); }
+  if (ITEMS > 16u) { move_val_item(16u); move_val_item(17u); move_val_item(18u); move_val_item(19u); }
+  if (ITEMS > 20u) { move_val_item(20u); move_val_item(21u); move_val_item(22u); move_val_item(23u); }
 }
 
 fn for_write_key() {
@@ -243,6 +255,8 @@ fn for_write_key() {
   if (ITEMS > 4u) { write_key_item(4u); write_key_item(5u); write_key_item(6u); write_key_item(7u); }
   if (ITEMS > 8u) { write_key_item(8u); write_key_item(9u); write_key_item(10u); write_key_item(11u); }
   if (ITEMS > 12u) { write_key_item(12u); write_key_item(13u); write_key_item(14u); write_key_item(15u); }
+  if (ITEMS > 16u) { write_key_item(16u); write_key_item(17u); write_key_item(18u); write_key_item(19u); }
+  if (ITEMS > 20u) { write_key_item(20u); write_key_item(21u); write_key_item(22u); write_key_item(23u); }
 }
 
 fn for_write_val() {
@@ -250,22 +264,22 @@ fn for_write_val() {
   if (ITEMS > 4u) { write_val_item(4u); write_val_item(5u); write_val_item(6u); write_val_item(7u); }
   if (ITEMS > 8u) { write_val_item(8u); write_val_item(9u); write_val_item(10u); write_val_item(11u); }
   if (ITEMS > 12u) { write_val_item(12u); write_val_item(13u); write_val_item(14u); write_val_item(15u); }
+  if (ITEMS > 16u) { write_val_item(16u); write_val_item(17u); write_val_item(18u); write_val_item(19u); }
+  if (ITEMS > 20u) { write_val_item(20u); write_val_item(21u); write_val_item(22u); write_val_item(23u); }
 }
 
 // ---- the tile ----------------------------------------------------------------------------
-// Steps 1-3: sets the context, loads the tile's keys (values: for_load_val before), leaves
-// each key's tile position in match_ranks and match_digit_base filled.
-fn match_rank_tile(t: u32, sid: u32, lane: u32, size: u32, nsg: u32, group: u32, base: u32,
-                   valid: u32) {
-  // Global offsets of the digits this invocation will rebase (fetched early).
+// Per tile: where each digit's run starts in the tile's stable order, and its length (the
+// last tile's padding keys are not counted).
+var<workgroup> match_digit_start: array<u32, RADIX>;
+var<workgroup> match_digit_count: array<u32, RADIX>;
+
+// Steps 1-3 without the global offsets: loads the tile's keys (values: for_load_val
+// before), leaves each key's tile position in match_ranks and fills match_digit_start and
+// match_digit_count. Ends with a barrier.
+fn match_rank_local(sid: u32, lane: u32, size: u32, nsg: u32) {
   let u = sid * size + lane;
-  var offset_lo = 0u;
-  var offset_hi = 0u;
-  if (u < 128u) {
-    offset_lo = offsets[u * params.tiles + params.tile_offset + group];
-    offset_hi = offsets[(u + 128u) * params.tiles + params.tile_offset + group];
-  }
-  for (var w = t; w < 128u * nsg; w += WG) {
+  for (var w = m_t; w < 128u * nsg; w += WG) {
     atomicStore(&match_shared[w], 0u);
   }
   for_load_key();
@@ -290,12 +304,22 @@ fn match_rank_tile(t: u32, sid: u32, lane: u32, size: u32, nsg: u32, group: u32,
       atomicStore(&match_shared[s * 128u + u], run);
       run += c;
     }
-    match_digit_base[u] = offset_lo - (start & 0xffffu);
-    match_digit_base[u + 128u] = offset_hi - (start >> 16u);
+    match_digit_start[u] = start & 0xffffu;
+    match_digit_start[u + 128u] = start >> 16u;
+    match_digit_count[u] = total & 0xffffu;
+    // Padding keys past the end (0xffffffff) all have digit 255.
+    match_digit_count[u + 128u] = (total >> 16u) - select(0u, MATCH_TILE - m_valid, u == 127u);
   }
   workgroupBarrier();
   for_place();
   workgroupBarrier();  // every counter is read before the keys overwrite them
+}
+
+// The multi-pass scatter: global digit offsets from the scan dispatch before this one.
+fn match_rank_tile(t: u32, sid: u32, lane: u32, size: u32, nsg: u32, group: u32) {
+  let offset = offsets[t * params.tiles + params.tile_offset + group];  // fetched early
+  match_rank_local(sid, lane, size, nsg);
+  match_digit_base[t] = offset - match_digit_start[t];
 }
 
 fn match_context(t: u32, sid: u32, lane: u32, size: u32, base: u32, valid: u32) {
@@ -332,7 +356,7 @@ fn radix_scatter_match_keys(@builtin(workgroup_id) wid: vec3<u32>,
   let base = group * MATCH_TILE;
   let valid = min(MATCH_TILE, params.n - base);
   match_context(t, sid, lane, size, base, valid);
-  match_rank_tile(t, sid, lane, size, nsg, group, base, valid);
+  match_rank_tile(t, sid, lane, size, nsg, group);
   match_write_keys();
 }
 
@@ -352,7 +376,7 @@ fn radix_scatter_match_pairs(@builtin(workgroup_id) wid: vec3<u32>,
   let valid = min(MATCH_TILE, params.n - base);
   match_context(t, sid, lane, size, base, valid);
   for_load_val();
-  match_rank_tile(t, sid, lane, size, nsg, group, base, valid);
+  match_rank_tile(t, sid, lane, size, nsg, group);
   match_write_keys();
   // The values take the same move as the keys.
   workgroupBarrier();

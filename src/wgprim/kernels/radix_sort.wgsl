@@ -46,6 +46,13 @@ struct Params {
   first: u32,       // the chunk's first key among all keys
   split: u32,       // length of the low window (0xffffffff: the output fits one binding)
   window_base: u32, // output position of the low window's first element
+  // One-sweep passes only (radix_onesweep.wgsl); zero elsewhere.
+  spin: u32,        // polls of a predecessor's state word before counting its keys instead
+  region: u32,      // first state word of this pass
+  next_region: u32, // first state word of the next pass (cleared by this one)
+  digit: u32,       // which digit (0..3) this pass sorts by: its row of the global bins
+  fault: u32,       // tests: tiles t with t % fault == fault - 1 never publish (0: all do)
+  hist_tiles: u32,  // tiles per workgroup of the upfront histogram
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -106,6 +113,13 @@ fn digit_of(key: u32) -> u32 {
 // ---- probe: which bits vary among the keys -------------------------------------------
 // OR and AND of all transformed keys, accumulated with atomics in this dispatch and read
 // back by the host after it: digits where OR == AND are equal in every key (pass skipped).
+// radix_probe_init (one invocation) sets key_bits to (0, 0xffffffff) before it.
+@compute @workgroup_size(1)
+fn radix_probe_init() {
+  atomicStore(&key_bits[0], 0u);
+  atomicStore(&key_bits[1], 0xffffffffu);
+}
+
 var<workgroup> probe_or: atomic<u32>;
 var<workgroup> probe_and: atomic<u32>;
 

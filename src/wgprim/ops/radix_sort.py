@@ -1,13 +1,18 @@
-"""LSD radix sort: records the dispatch chain of kernels/radix_sort.wgsl into a Program.
+"""LSD radix sort: records the dispatch chain of the radix kernels into a Program.
 
-Keys are 32 bits, sorted 8 bits per pass (at most 4 passes). One pass is
-  radix count (1 dispatch) -> radix scan (the scan recorder: 1 dispatch for up to 16
-  tiles, 3 or more beyond) -> radix scatter (1 dispatch),
-where the scatter ranks keys by subgroup match (kernels/radix_scatter_match.wgsl) on
-adapters with subgroups, else by two 4-bit splits (kernels/radix_sort.wgsl);
-and the passes follow each other in the same Program, so a whole sort is one submit.
-Keys move between two buffers (the output and one temporary), transformed to an
-order-preserving u32 by the first pass and back by the last one.
+Keys are 32 bits, sorted 8 bits per pass (at most 4 passes), in one of two schedules:
+- multi-pass: per digit radix count (1 dispatch) -> radix scan (the scan recorder: 1
+  dispatch for up to 16 tiles, 3 or more beyond) -> radix scatter (1 dispatch);
+- one-sweep (kernels/radix_onesweep.wgsl): clear + histogram of all 4 digits + digit
+  starts (3 small dispatches), then per digit ONE dispatch that ranks, looks back at the
+  tiles before it for its global offsets (decoupled fallback: never waits) and scatters.
+  USE_ONESWEEP says when (by default for pairs and argsort, where it was measured faster);
+  inputs beyond one binding or 2^30 keys take the multi-pass schedule.
+The scatter ranks keys by subgroup match (kernels/radix_scatter_match.wgsl) on adapters
+with subgroups, else by two 4-bit splits (kernels/radix_sort.wgsl); the passes follow each
+other in the same Program, so a whole sort is one submit. Keys move between two buffers
+(the output and one temporary), transformed to an order-preserving u32 by the first pass
+and back by the last one.
 
 Passes whose digit is equal in every key change nothing and can be skipped. Knowing
 which ones needs the keys: `probe()` runs one read-only dispatch (OR and AND of all
@@ -26,7 +31,7 @@ from wgprim.ops.common import Chunk, chunks
 from wgprim.program import Program, active_batch, get_pipeline, kernel_source, view
 
 WG = 256
-# Match path (kernels/radix_scatter_match.wgsl): keys per invocation (4, 8, 12 or 16) and
+# Match path (kernels/radix_scatter_match.wgsl): keys per invocation (4, 8, ... or 24) and
 # the most subgroups per workgroup its counters have room for (subgroups of 8 invocations
 # or more). On an H200, 2^26 u32 keys: 16 per invocation 3.86 ms, 12 4.07, 8 4.96, 4 7.10.
 MATCH_ITEMS = 16
@@ -37,9 +42,28 @@ RADIX = 256
 DIGIT_BITS = 8
 ALL_DIGITS = (0, 1, 2, 3)
 
+# One-sweep passes (kernels/radix_onesweep.wgsl), where the keys fit one binding:
+# "pairs" (sort_pairs and argsort only, where they were measured faster: 4.52 against
+# 4.96 ms for 2^26 pairs on an H200; keys alone 4.06 against 3.90 ms), True (every sort)
+# or False (never).
+USE_ONESWEEP = "pairs"
+# Polls of a predecessor tile's state word before the workgroup counts that tile's keys
+# itself (tests set 0: every look-back falls back).
+ONESWEEP_SPIN = 256
+# Tests: tiles t with t % ONESWEEP_FAULT == ONESWEEP_FAULT - 1 never publish (0: all do).
+ONESWEEP_FAULT = 0
+# State words hold 30-bit counts: larger inputs take the multi-pass sort.
+ONESWEEP_MAX_KEYS = 2**30 - 1
+# Tiles per workgroup of the upfront histogram (fewer global atomics per key).
+HIST_TILES = 16
+# Each one-sweep workgroup takes the next tile from a counter (tiles in the order the
+# workgroups start, so a tile's predecessors have started) rather than its workgroup id.
+ONESWEEP_CLAIM = True
+PARAMS_WORDS = 16
+
 KIND = {np.dtype(np.uint32): 0, np.dtype(np.int32): 1, np.dtype(np.float32): 2}
 DESCENDING = 4
-TRANSFORM_IN, TRANSFORM_OUT, INDEX_VALUES = 1, 2, 4
+TRANSFORM_IN, TRANSFORM_OUT, INDEX_VALUES, CLAIM_TILES = 1, 2, 4, 8
 
 
 def items_per_invocation(device: Device) -> int:
@@ -66,8 +90,8 @@ def match_items(device: Device) -> int:
     too little workgroup memory."""
     if not (USE_MATCH and device.has_subgroups):
         return 0
-    if MATCH_ITEMS not in (4, 8, 12, 16):  # the kernel's for_* functions cover these
-        raise ValueError(f"MATCH_ITEMS must be 4, 8, 12 or 16, not {MATCH_ITEMS}")
+    if MATCH_ITEMS not in (4, 8, 12, 16, 20, 24):  # the kernel's for_* functions cover these
+        raise ValueError(f"MATCH_ITEMS must be 4, 8, 12, 16, 20 or 24, not {MATCH_ITEMS}")
     if subgroups_per_workgroup(device) > MAX_SUBGROUPS:
         return 0
     for items in (MATCH_ITEMS, 4):
@@ -87,17 +111,17 @@ def subgroups_per_workgroup(device: Device) -> int:
     cache = device.cache("probes")
     if "radix subgroups" not in cache:
         try:
-            pipe = get_pipeline(device, ("radix_sort", "radix_scatter_match"), match_preamble(device, 4),
-                                "radix_subgroup_count")
+            pipes = [get_pipeline(device, ("radix_sort", "radix_scatter_match"), match_preamble(device, 4), entry)
+                     for entry in ("radix_probe_init", "radix_subgroup_count")]
         except Exception:
             cache["radix subgroups"] = WG  # cannot tell: not the match path
             return WG
         p = Program(device, label="radix subgroup probe", transient=False)
-        buf = p.temp(16)
-        p.write(buf, np.zeros(4, np.uint32))
-        p.dispatch("probe", pipe, {7: buf}, 1)
+        bits = p.temp(16)
+        p.dispatch("probe", pipes[0], {7: bits}, 1)
+        p.dispatch("probe", pipes[1], {7: bits}, 1)
         p.run(alone=True)  # a probe inside a batch reads its own result, not the batch's
-        count = int(p.read(buf, 0, 4, np.uint32, alone=True)[0])
+        count = int(p.read(bits, 0, 4, np.uint32, alone=True)[0])
         p.release()
         cache["radix subgroups"] = count if count > 0 else WG
     return cache["radix subgroups"]
@@ -127,7 +151,7 @@ class RadixSorter:
             # Ranked by subgroup match (kernels/radix_scatter_match.wgsl).
             pre = match_preamble(device, self.items)
             files = ("radix_sort", "radix_scatter_match")
-            entries = {"radix_probe": "radix_probe", "radix_count": "radix_count",
+            entries = {"radix_probe_init": "radix_probe_init", "radix_probe": "radix_probe", "radix_count": "radix_count",
                        "radix_scatter_keys": "radix_scatter_match_keys",
                        "radix_scatter_pairs": "radix_scatter_match_pairs"}
         else:
@@ -135,10 +159,48 @@ class RadixSorter:
             self.items = items_per_invocation(device)
             pre = preamble(device, self.items)
             files = "radix_sort"
-            entries = {e: e for e in ("radix_probe", "radix_count", "radix_scatter_keys", "radix_scatter_pairs")}
+            entries = {e: e for e in ("radix_probe_init", "radix_probe", "radix_count", "radix_scatter_keys", "radix_scatter_pairs")}
         self.tile = WG * self.items
         self.pipes = {name: get_pipeline(device, files, pre, entry) for name, entry in entries.items()}
         self.scan = ScanRecorder(device, np.dtype(np.uint32), "sum")
+        self._onesweep_files = (files if isinstance(files, tuple) else (files,)) + (
+            ("radix_onesweep", "radix_onesweep_match") if self.match else ("radix_onesweep",))
+        self._onesweep_entries = {
+            "clear": "radix_onesweep_clear", "histogram": "radix_onesweep_histogram",
+            "bins": "radix_onesweep_bins",
+            "keys": "radix_onesweep_match_keys" if self.match else "radix_onesweep_keys",
+            "pairs": "radix_onesweep_match_pairs" if self.match else "radix_onesweep_pairs"}
+        self._onesweep_pre = pre
+        self._onesweep_pipes: dict | None = None
+
+    @staticmethod
+    def _params(p: Program, *values: int):
+        """The Params uniform of the radix kernels (fields not given are 0)."""
+        return p.params(*values, *([0] * (PARAMS_WORDS - len(values))))
+
+    # -- one-sweep --------------------------------------------------------------------
+    def onesweep_shared_bytes(self) -> int:
+        """Workgroup memory of the one-sweep pass (besides what the ranking already uses)."""
+        lookback = 4 * (RADIX + 2)
+        if self.match:
+            ranking = 4 * max(self.tile, 128 * MAX_SUBGROUPS) + 4 * (3 * RADIX + MAX_SUBGROUPS)
+        else:
+            ranking = 4 * (self.tile + self.tile // 32) + 4 * (8 * WG + RADIX + WG) + 4 * 2 * RADIX
+        return ranking + lookback
+
+    def uses_onesweep(self, n: int, pairs: bool = False) -> bool:
+        """One-sweep passes (as USE_ONESWEEP says for keys alone or with values) where keys
+        and values fit one binding each, the counts fit the state words' 30 bits and
+        workgroup memory holds the pass; else the multi-pass sort."""
+        wanted = USE_ONESWEEP is True or (USE_ONESWEEP == "pairs" and pairs)
+        return (wanted and 0 < n <= ONESWEEP_MAX_KEYS and 4 * n <= self.device.max_binding_bytes
+                and self.onesweep_shared_bytes() <= self.device.max_workgroup_storage)
+
+    def _onesweep(self) -> dict:
+        if self._onesweep_pipes is None:
+            self._onesweep_pipes = {name: get_pipeline(self.device, self._onesweep_files, self._onesweep_pre, entry)
+                                    for name, entry in self._onesweep_entries.items()}
+        return self._onesweep_pipes
 
     def tiles(self, n: int) -> int:
         return -(-n // self.tile)
@@ -175,33 +237,39 @@ class RadixSorter:
 
     # -- probe --------------------------------------------------------------------------
     def record_probe(self, p: Program, keys: Array, bits) -> None:
-        """Add the OR/AND dispatches; `bits` (8 bytes) must hold (0, 0xffffffff) beforehand."""
+        """Add the dispatches leaving (OR, AND) of all transformed keys in `bits` (8 bytes)."""
+        p.dispatch("radix probe", self.pipes["radix_probe_init"], {7: bits}, 1)
         tiles = self.tiles(keys.size)
         for c in self.chunks(keys.size):
             groups = self.tiles(c.count)
-            params = p.params(c.count, tiles, groups, 0, TRANSFORM_IN, self.mode, c.start // self.tile, c.start,
-                              0xFFFFFFFF, 0)
+            params = self._params(p, c.count, tiles, groups, 0, TRANSFORM_IN, self.mode, c.start // self.tile,
+                                  c.start, 0xFFFFFFFF, 0)
             p.dispatch("radix probe", self.pipes["radix_probe"], {0: params, 1: c.view(keys), 7: bits}, groups)
 
     def probe(self, keys: Array) -> tuple[int, ...]:
-        """The digits worth a pass for these keys (runs one dispatch and waits for it)."""
+        """The digits worth a pass for these keys (runs the probe and waits for it)."""
         self.check_size(keys.size)
         if active_batch(self.device) is not None:
             return ALL_DIGITS  # in a batch nothing runs before the end: no probe, all passes
-        # Through Program.run, so that profile() and bench see this dispatch too.
+        # Through Program.run, so that profile() and bench see these dispatches too.
         p = Program(self.device, label="radix probe", transient=False)
         bits = p.temp(16)
-        p.write(bits, np.array([0, 0xFFFFFFFF, 0, 0], np.uint32))
         self.record_probe(p, keys, bits)
         p.run()
-        raw = p.read(bits, 0, 8, np.uint32)
+        key_or, key_and = (int(v) for v in p.read(bits, 0, 8, np.uint32))
         p.release()
-        return varying_digits(int(raw[0]), int(raw[1]))
+        return varying_digits(key_or, key_and)
 
     # -- sort ---------------------------------------------------------------------------
     def temp_bytes(self, n: int, with_values: bool) -> dict:
-        counts = 4 * RADIX * self.tiles(n)
-        return {"keys": 4 * n, "values": 4 * n if with_values else 0, "counts": counts}
+        """Temporaries of record(), by name: the one-sweep path's state words and global
+        digit counts, or the multi-pass path's per-tile counts and offsets."""
+        sizes = {"keys": 4 * n, "values": 4 * n if with_values else 0}
+        if self.uses_onesweep(n, with_values):
+            sizes.update(state=4 * 2 * RADIX * self.tiles(n), hist=4 * 4 * RADIX, claims=16)
+        else:
+            sizes.update(counts=4 * RADIX * self.tiles(n), offsets=4 * RADIX * self.tiles(n))
+        return sizes
 
     def record(self, p: Program, keys_in: Array, keys_out: Array, vals_in: Array | None = None,
                vals_out: Array | None = None, index_values: bool = False,
@@ -218,10 +286,12 @@ class RadixSorter:
         pairs = vals_out is not None
         sizes = self.temp_bytes(n, pairs)
         temps = temps or {k: p.temp(v) for k, v in sizes.items() if v}
+        if self.uses_onesweep(n, pairs):
+            self._record_onesweep(p, keys_in, keys_out, vals_in, vals_out, index_values, digits, temps)
+            return
         tiles = self.tiles(n)
         counts = Array(temps["counts"], np.dtype(np.uint32), (RADIX * tiles,), self.device)
-        offsets = Array(p.temp(4 * RADIX * tiles) if "offsets" not in temps else temps["offsets"],
-                        np.dtype(np.uint32), (RADIX * tiles,), self.device)
+        offsets = Array(temps["offsets"], np.dtype(np.uint32), (RADIX * tiles,), self.device)
         # Ping-pong so that the last pass lands in keys_out.
         key_bufs = [keys_out.buffer, temps["keys"]]
         val_bufs = [vals_out.buffer, temps["values"]] if pairs else []
@@ -240,7 +310,7 @@ class RadixSorter:
             val_windows = self._output_windows(val_bufs[dst], n) if pairs else [None] * len(key_windows)
             for c in parts:
                 groups = self.tiles(c.count)
-                params = p.params(c.count, tiles, groups, DIGIT_BITS * d, flags, self.mode,
+                params = self._params(p, c.count, tiles, groups, DIGIT_BITS * d, flags, self.mode,
                                   c.start // self.tile, c.start, 0xFFFFFFFF, 0)
                 p.dispatch("radix count", self.pipes["radix_count"],
                            {0: params, 1: c.view(_as(src_k, n)), 2: counts.buffer}, groups)
@@ -249,7 +319,7 @@ class RadixSorter:
             for c in parts:
                 groups = self.tiles(c.count)
                 for (key_lo, key_hi, split, base), vals in zip(key_windows, val_windows):
-                    params = p.params(c.count, tiles, groups, DIGIT_BITS * d, flags, self.mode,
+                    params = self._params(p, c.count, tiles, groups, DIGIT_BITS * d, flags, self.mode,
                                       c.start // self.tile, c.start, split, base)
                     bindings = {0: params, 1: c.view(_as(src_k, n)), 3: offsets.buffer, 4: key_lo,
                                 8: key_hi or unused}
@@ -259,6 +329,50 @@ class RadixSorter:
                         p.dispatch("radix scatter", self.pipes["radix_scatter_pairs"], bindings, groups)
                     else:
                         p.dispatch("radix scatter", self.pipes["radix_scatter_keys"], bindings, groups)
+            if pairs:
+                src_v = val_bufs[dst]
+            src_k = key_bufs[dst]
+
+    def _record_onesweep(self, p: Program, keys_in: Array, keys_out: Array, vals_in, vals_out,
+                         index_values: bool, digits: tuple[int, ...], temps: dict) -> None:
+        """clear -> histogram (all digits, one read of the keys) -> bins -> one pass per
+        digit (kernels/radix_onesweep.wgsl). Step labels as the multi-pass sort's: "radix
+        count" (clear, histogram), "radix scan" (bins), "radix scatter" (each pass: rank,
+        look-back, scatter)."""
+        n = keys_in.size
+        pipes = self._onesweep()
+        tiles = self.tiles(n)
+        pairs = vals_out is not None
+        state, hist, claims = temps["state"], temps["hist"], temps["claims"]
+        region = (0, RADIX * tiles)  # state words of even and odd passes
+        hist_groups = -(-tiles // HIST_TILES)
+        p.dispatch("radix count", pipes["clear"], {11: hist, 12: claims}, 1)
+        params = self._params(p, n, tiles, hist_groups, 0, TRANSFORM_IN, self.mode, 0, 0, 0xFFFFFFFF, 0,
+                              0, region[0], region[1], 0, 0, HIST_TILES)
+        p.dispatch("radix count", pipes["histogram"], {0: params, 1: keys_in.buffer, 10: state, 11: hist},
+                   hist_groups)
+        p.dispatch("radix scan", pipes["bins"], {11: hist}, 1)
+        key_bufs = [keys_out.buffer, temps["keys"]]
+        val_bufs = [vals_out.buffer, temps["values"]] if pairs else []
+        src_k = keys_in.buffer
+        src_v = vals_in.buffer if (pairs and not index_values) else keys_in.buffer  # unused for indices
+        unused = p.temp(16)
+        passes = len(digits)
+        for i, d in enumerate(digits):
+            first, last = i == 0, i == passes - 1
+            dst = (passes - 1 - i) % 2  # 0 (the output) for the last pass
+            flags = (TRANSFORM_IN if first else 0) | (TRANSFORM_OUT if last else 0)
+            if pairs and first and index_values:
+                flags |= INDEX_VALUES
+            if ONESWEEP_CLAIM:
+                flags |= CLAIM_TILES
+            params = self._params(p, n, tiles, tiles, DIGIT_BITS * d, flags, self.mode, 0, 0, 0xFFFFFFFF, 0,
+                                  ONESWEEP_SPIN, region[i % 2], region[(i + 1) % 2], d, ONESWEEP_FAULT,
+                                  HIST_TILES)
+            bindings = {0: params, 1: src_k, 4: key_bufs[dst], 8: unused, 10: state, 11: hist, 12: claims}
+            if pairs:
+                bindings.update({5: src_v, 6: val_bufs[dst], 9: unused})
+            p.dispatch("radix scatter", pipes["pairs" if pairs else "keys"], bindings, tiles)
             if pairs:
                 src_v = val_bufs[dst]
             src_k = key_bufs[dst]

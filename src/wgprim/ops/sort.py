@@ -17,8 +17,7 @@ are indistinguishable in `sort`'s output, so that does not show).
 """
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -27,7 +26,7 @@ from wgprim.device import check_current, get_device
 from wgprim.ops import radix_sort
 from wgprim.ops.common import as_input
 from wgprim.ops.radix_sort import ALL_DIGITS, RadixSorter
-from wgprim.program import BufferPool, Program, flush_batch
+from wgprim.program import Plan, Program
 
 U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
 KEY_DTYPES = (U32, I32, F32)
@@ -129,15 +128,17 @@ def argsort(x, *, axis=-1, descending: bool = False, stable: bool = True, kind=N
 
 class SortPlan:
     """A radix sort built once for (n, dtype, what, descending) and run many times with no
-    new pipelines or buffers.
+    new pipelines or buffers (a `program.Plan`: steps re-recorded only when the input
+    buffers, or with `skip_digits` the passes, change).
 
     what: "keys" (call plan(x) -> sorted keys), "pairs" (plan(keys, values) -> (keys,
     values)) or "argsort" (plan(x) -> indices). Results are the plan's own Arrays for the
     calling thread, overwritten by that thread's next run: each thread that runs the plan
-    gets its own temporaries and results, so a plan is safe to share between threads. `skip_digits=True` probes the keys on every run (one sync
-    with the GPU) and skips the passes whose digit is equal in every key; the default runs
-    all four passes without waiting for anything. `profile=True` on a call also returns
-    the GPU time per step ("radix count", "radix scan", "radix scatter").
+    gets its own temporaries and results, so a plan is safe to share between threads.
+    `skip_digits=True` probes the keys on every run (one sync with the GPU) and skips the
+    passes whose digit is equal in every key; the default runs all four passes without
+    waiting for anything. `profile=True` on a call also returns the GPU time per step
+    ("radix count", "radix scan", "radix scatter").
     """
 
     def __init__(self, n: int, dtype, what: str = "keys", descending: bool = False, skip_digits: bool = False):
@@ -153,98 +154,71 @@ class SortPlan:
         self.device = device
         self.sorter = _radix(device, self.dtype, descending)
         self.sorter.check_size(self.n)
-        self._local = threading.local()
-        self._state()  # the constructing thread's buffers, allocated up front
+        self._plan = Plan(device, "sort plan", self._record, self._make_results)
+        self._plan.results()  # the constructing thread's results, allocated up front
 
-    def _state(self) -> "_SortState":
-        """The calling thread's temporaries, results and recorded programs."""
-        state = getattr(self._local, "state", None)
-        if state is None:
-            pool = BufferPool(self.device)
-            sizes = self.sorter.temp_bytes(self.n, self.what != "keys")
-            sizes["offsets"] = sizes["counts"]
-            state = self._local.state = _SortState(
-                pool=pool,
-                temps={k: pool.take(v, _storage()) for k, v in sizes.items() if v},
-                keys=empty((self.n,), self.dtype, self.device),
-                values=None if self.what == "keys" else empty((self.n,), U32, self.device),
-            )
-        return state
+    def _make_results(self) -> "_SortResults":
+        return _SortResults(keys=empty((self.n,), self.dtype, self.device),
+                            values=None if self.what == "keys" else empty((self.n,), U32, self.device))
+
+    def _record(self, program: Program, keys: Array, *values: Array) -> None:
+        # The calling thread's results and passes (run() keys the recording on both).
+        results = self._plan.results()
+        self.sorter.record(program, keys, results.keys, values[0] if values else None, results.values,
+                           index_values=self.what == "argsort", digits=results.digits)
 
     @property
     def keys(self) -> Array:
         """The calling thread's sorted keys."""
-        return self._state().keys
+        return self._plan.results().keys
 
     @property
     def values(self) -> Array | None:
         """The calling thread's values (or indices for "argsort")."""
-        return self._state().values
+        return self._plan.results().values
 
     @property
     def _temps(self) -> dict:
-        return self._state().temps
+        """The calling thread's temporary buffers (the same ones on every run)."""
+        return dict(enumerate(self._plan.program.held))
 
     @property
     def _programs(self) -> dict:
-        return self._state().programs
-
-    def _program(self, keys: Array, values: Array | None, vals_out: Array | None, digits) -> Program:
-        state = self._state()
-        key = (id(keys.buffer), id(values.buffer) if values is not None else None,
-               id(vals_out.buffer) if vals_out is not None else None, digits)
-        if key not in state.programs:
-            if len(state.programs) >= 8:  # new input buffers every call: keep a few
-                flush_batch(self.device)  # an evicted program may still be queued in a batch
-                for old, _, _ in state.programs.values():
-                    old.release()
-                state.programs.clear()
-            program = Program(self.device, label="sort plan", transient=False, pool=state.pool)
-            self.sorter.record(program, keys, state.keys, values, vals_out,
-                               index_values=self.what == "argsort", digits=digits, temps=state.temps)
-            state.programs[key] = (program, keys, values)  # keep bound buffers alive
-        return state.programs[key][0]
+        """The calling thread's recorded program, keyed by its input buffers (one at a time)."""
+        program = self._plan.program
+        return {self._plan._state().key: program} if program.steps else {}
 
     def __call__(self, keys, values=None, profile: bool = False):
         check_current(self.device, "this plan")
         k = _one_dimensional(keys, "keys", (self.dtype,))
         if k.size != self.n:
             raise ValueError(f"plan is for {self.n} keys, got {k.size}")
-        outputs = [self.keys.buffer] + ([self.values.buffer] if self.values is not None else [])
+        results = self._plan.results()
+        outputs = [results.keys.buffer] + ([results.values.buffer] if results.values is not None else [])
         inputs = [k.buffer] + ([values.buffer] if isinstance(values, Array) else [])
         if any(i is o for i in inputs for o in outputs):
             raise ValueError("an input is this plan's own result buffer (overwritten by the run): pass a copy")
-        v = vals_out = None
+        arrays = (k,)
         if self.what == "pairs":
             if values is None:
                 raise ValueError("a 'pairs' plan needs values")
             v = _one_dimensional(values, "values", VALUE_DTYPES)
             if v.size != self.n:
                 raise ValueError(f"plan is for {self.n} values, got {v.size}")
-            state = self._state()
-            if state.values.dtype != v.dtype:
-                state.values = Array(state.values.buffer, v.dtype, (self.n,), self.device)
-            vals_out = state.values
-        elif self.what == "argsort":
-            vals_out = self.values
-        digits = self.sorter.probe(k) if self.skip_digits else ALL_DIGITS
-        times = self._program(k, v, vals_out, digits).run(profile=profile)
-        result = {"keys": self.keys, "pairs": (self.keys, self.values), "argsort": self.values}[self.what]
+            if results.values.dtype != v.dtype:  # the same buffer: no new recording
+                results.values = Array(results.values.buffer, v.dtype, (self.n,), self.device)
+            arrays = (k, v)
+        # Other passes than the recorded ones: record again (same buffers from the pool).
+        results.digits = self.sorter.probe(k) if self.skip_digits else ALL_DIGITS
+        times = self._plan.run(*arrays, profile=profile, variant=results.digits)
+        result = {"keys": results.keys, "pairs": (results.keys, results.values), "argsort": results.values}[self.what]
         return (result, times) if profile else result
 
 
 @dataclass
-class _SortState:
-    """One thread's buffers and recorded programs of a SortPlan."""
+class _SortResults:
+    """One thread's result Arrays of a SortPlan and the passes of its last run."""
 
-    pool: BufferPool
-    temps: dict
     keys: Array
     values: Array | None
-    programs: dict = field(default_factory=dict)
-
-
-def _storage():
-    import wgpu
-
-    return wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+    digits: tuple = ALL_DIGITS

@@ -1,0 +1,253 @@
+"""Radix sort on a CUDA machine: correctness, then GPU times of wgprim's sorts (one-sweep
+and multi-pass, per step from timestamps) against CuPy (CUB) and torch (CUDA events),
+interleaved after warm-up, medians. Prints a table and writes JSON.
+
+    python3 benchmarks/sort_h200.py --out DIR            # full run (H200: ~2-3 minutes)
+    python3 benchmarks/sort_h200.py --quick --out DIR    # small sizes, no CuPy/torch needed
+
+wgprim must be importable (PYTHONPATH=src).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+
+import numpy as np
+
+import wgprim
+from wgprim.array import asarray
+from wgprim.ops import radix_sort
+from wgprim.ops.sort import SortPlan, argsort, sort, sort_pairs
+from wgprim.program import profile
+
+DEFAULTS = dict(USE_ONESWEEP=radix_sort.USE_ONESWEEP, MATCH_ITEMS=radix_sort.MATCH_ITEMS,
+                ONESWEEP_SPIN=radix_sort.ONESWEEP_SPIN, ONESWEEP_FAULT=radix_sort.ONESWEEP_FAULT,
+                HIST_TILES=radix_sort.HIST_TILES, ONESWEEP_CLAIM=radix_sort.ONESWEEP_CLAIM)
+# The variants compared (ranking by subgroup match; items = keys per invocation).
+CONFIGS = {
+    "multi16": dict(USE_ONESWEEP=False, MATCH_ITEMS=16),
+    "multi24": dict(USE_ONESWEEP=False, MATCH_ITEMS=24),
+    "one16": dict(USE_ONESWEEP=True, MATCH_ITEMS=16),
+    "one24": dict(USE_ONESWEEP=True, MATCH_ITEMS=24),
+}
+
+
+def configure(**overrides):
+    for name, value in {**DEFAULTS, **overrides}.items():
+        setattr(radix_sort, name, value)
+
+
+_KEYS = {}
+
+
+def keys_of(dtype, n, seed=0):
+    if (dtype, n, seed) not in _KEYS:
+        _KEYS[(dtype, n, seed)] = _make_keys(dtype, n, seed)
+    return _KEYS[(dtype, n, seed)]
+
+
+def _make_keys(dtype, n, seed):
+    rng = np.random.default_rng(seed)
+    if dtype == "f32":
+        return rng.standard_normal(n).astype(np.float32)
+    if dtype == "i32":
+        return rng.integers(-(2**31), 2**31, n, dtype=np.int64).astype(np.int32)
+    return rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+
+
+# -- correctness ---------------------------------------------------------------------------
+def check_argsort(x, idx, descending=False):
+    """idx is a permutation that orders x stably (cheap at 2^26, unlike numpy's argsort)."""
+    seen = np.zeros(x.size, bool)
+    seen[idx] = True
+    k = x[idx].astype(np.float64) if x.dtype != np.float32 else x[idx]
+    if descending:
+        k = -k
+    ties = k[1:] == k[:-1]
+    return bool(seen.all() and np.all(k[1:] >= k[:-1]) and np.all(idx[1:][ties] > idx[:-1][ties]))
+
+
+def correctness(sizes):
+    rows = []
+    for n in sizes:
+        for dt in ("u32", "i32", "f32") if n <= 2**20 else ("u32", "f32"):
+            x = keys_of(dt, n, seed=n)
+            ok_sort = np.array_equal(sort(x).numpy(), np.sort(x))
+            ok_arg = check_argsort(x, argsort(x).numpy())
+            vals = np.arange(n, dtype=np.uint32)
+            k, v = sort_pairs(x, vals, descending=True)
+            ok_pairs = check_argsort(x, v.numpy(), descending=True)
+            rows.append(dict(n=n, dtype=dt, sort=ok_sort, argsort=ok_arg, pairs_desc=ok_pairs))
+            print(f"correct n=2^{int(np.log2(n))} {dt}: sort {ok_sort} argsort {ok_arg} pairs(desc) {ok_pairs}",
+                  flush=True)
+    return rows
+
+
+def forced_fallback(n_all, n_silent):
+    """Exact results when every look-back falls back (spin 0) and when every 3rd tile never
+    publishes (its successors count its keys)."""
+    out = []
+    for spin, fault, n in ((0, 0, n_all), (64, 3, n_silent), (0, 5, n_all)):
+        configure(ONESWEEP_SPIN=spin, ONESWEEP_FAULT=fault)
+        x = keys_of("f32", n, seed=spin + fault)
+        ok = np.array_equal(sort(x).numpy(), np.sort(x)) and check_argsort(x, argsort(x).numpy())
+        out.append(dict(spin=spin, fault=fault, n=n, ok=ok))
+        print(f"forced fallback spin={spin} fault={fault} n={n}: {ok}", flush=True)
+    configure()
+    return out
+
+
+# -- timing --------------------------------------------------------------------------------
+class WgCase:
+    """A SortPlan built under a configuration; each call returns (GPU ms, per-step times)."""
+
+    def __init__(self, n, dtype, what, **config):
+        configure(**config)
+        self.x = asarray(keys_of(dtype, n))
+        self.v = asarray(np.arange(n, dtype=np.uint32)) if what == "pairs" else None
+        self.plan = SortPlan(n, self.x.dtype, what=what)
+        self.plan(self.x, self.v)  # records under this configuration
+        configure()
+
+    def __call__(self):
+        _, steps = self.plan(self.x, self.v, profile=True)
+        return sum(s.ms for s in steps), [(s.label, s.ms) for s in steps]
+
+
+class WgUnique:
+    def __init__(self, x, **config):
+        self.x, self.config = asarray(x), config
+
+    def __call__(self):
+        configure(**self.config)
+        with profile() as steps:
+            wgprim.unique(self.x)
+        configure()
+        return sum(s.ms for s in steps), [(s.label, s.ms) for s in steps]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    ap.add_argument("--reps", type=int, default=9)
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    n26, n28 = (2**16, 2**18) if args.quick else (2**26, 2**28)
+    result = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "n": n26}
+    try:
+        import subprocess
+        result["gpu"] = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                                       capture_output=True, text=True).stdout.strip()
+    except Exception:
+        result["gpu"] = "?"
+    print(result["date"], result["gpu"], flush=True)
+
+    t0 = time.time()
+    result["correct"] = correctness([2**20 if not args.quick else 5000, n26])
+    result["fallback"] = forced_fallback(2**20 if not args.quick else 20_000, 2**24 if not args.quick else 60_000)
+    print(f"correctness {time.time() - t0:.1f} s", flush=True)
+    path = os.path.join(args.out, "sort_h200.json")
+    with open(path, "w") as f:  # partial, in case the timing does not finish
+        json.dump(result, f, indent=1)
+
+    cases = {}
+    for cfg, config in CONFIGS.items():
+        for dt in ("u32", "i32", "f32"):
+            for what in ("keys", "argsort", "pairs"):
+                cases[f"{cfg} {what} {dt}"] = WgCase(n26, dt, what, **config)
+    cases["one20 keys u32"] = WgCase(n26, "u32", "keys", USE_ONESWEEP=True, MATCH_ITEMS=20)
+    cases["one16 keys u32 by-index"] = WgCase(n26, "u32", "keys", USE_ONESWEEP=True, ONESWEEP_CLAIM=False)
+    cases["one24 keys u32 by-index"] = WgCase(n26, "u32", "keys", USE_ONESWEEP=True, MATCH_ITEMS=24,
+                                              ONESWEEP_CLAIM=False)
+    cases["one24 keys u32 spin=32"] = WgCase(n26, "u32", "keys", USE_ONESWEEP=True, MATCH_ITEMS=24,
+                                             ONESWEEP_SPIN=32)
+    for cfg in ("multi16", "multi24", "one16", "one24"):
+        cases[f"{cfg} keys u32 2^28"] = WgCase(n28, "u32", "keys", **CONFIGS[cfg])
+    rng = np.random.default_rng(9)
+    uniq = np.tile(np.arange(n26 // 4, dtype=np.uint32), 4)
+    rng.shuffle(uniq)
+    for cfg in ("multi16", "multi24", "one16", "one24"):
+        cases[f"{cfg} unique u32"] = WgUnique(uniq, **CONFIGS[cfg])
+    try:
+        import cupy as cp
+        import torch
+        have_refs = torch.cuda.is_available()
+    except Exception:
+        have_refs = False
+    if have_refs:
+        def cupy_ms(fn):
+            def run():
+                a, b = cp.cuda.Event(), cp.cuda.Event()
+                a.record()
+                fn()
+                b.record()
+                b.synchronize()
+                return cp.cuda.get_elapsed_time(a, b), None
+            return run
+
+        def torch_ms(fn):
+            def run():
+                a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                a.record()
+                fn()
+                b.record()
+                b.synchronize()
+                return a.elapsed_time(b), None
+            return run
+        for dt in ("u32", "i32", "f32"):
+            c = cp.asarray(keys_of(dt, n26))
+            cases[f"cupy sort {dt}"] = cupy_ms(lambda c=c: cp.sort(c))
+            cases[f"cupy argsort {dt}"] = cupy_ms(lambda c=c: cp.argsort(c))
+            t = torch.as_tensor(keys_of(dt if dt != "u32" else "i32", n26)).cuda()
+            cases[f"torch sort {dt if dt != 'u32' else 'i32'} (values+indices)"] = \
+                torch_ms(lambda t=t: torch.sort(t, stable=True))
+        c28 = cp.asarray(keys_of("u32", n28))
+        cases["cupy sort u32 2^28"] = cupy_ms(lambda: cp.sort(c28))
+        tu = torch.as_tensor(uniq.astype(np.int32)).cuda()
+        cases["torch unique u32"] = torch_ms(lambda: torch.unique(tu))
+        cu = cp.asarray(uniq)
+        cases["cupy unique u32"] = cupy_ms(lambda: cp.unique(cu))
+
+    for name, fn in cases.items():  # warm-up
+        for _ in range(3):
+            fn()
+    times = {name: [] for name in cases}
+    steps = {name: [] for name in cases}
+    for _ in range(args.reps):  # interleaved
+        for name, fn in cases.items():
+            ms, st = fn()
+            times[name].append(ms)
+            if st is not None:
+                steps[name].append(st)
+    med = {name: statistics.median(v) for name, v in times.items()}
+    result["median_ms"] = med
+    result["steps"] = {}
+    for name in [f"{c} keys u32" for c in CONFIGS] + ["one24 pairs u32", "multi24 pairs u32"] + \
+            [f"{c} keys u32 2^28" for c in CONFIGS] + ["one24 unique u32", "multi24 unique u32"]:
+        runs = steps.get(name)
+        if runs:
+            per = [(runs[0][i][0], statistics.median(r[i][1] for r in runs)) for i in range(len(runs[0]))]
+            result["steps"][name] = per
+
+    print(f"\n{'case':44s} {'median ms':>10s}  G keys/s")
+    for name, ms in med.items():
+        n = n28 if "2^28" in name else n26
+        print(f"{name:44s} {ms:10.3f}  {n / ms / 1e6:7.2f}")
+    for name, per in result["steps"].items():
+        print(f"\nsteps of {name}:")
+        n = n28 if "2^28" in name else n26
+        for label, ms in per:
+            # scatter passes move keys (pairs: keys and values) in and out
+            moved = {"radix scatter": 8 * n * (2 if "pairs" in name else 1), "radix count": 4 * n}.get(label)
+            bw = f"  {moved / ms / 1e6:7.0f} GB/s" if moved and ms > 0.01 else ""
+            print(f"  {label:20s} {ms:8.3f} ms{bw}")
+    with open(path, "w") as f:
+        json.dump(result, f, indent=1)
+    print("wrote", path)
+
+
+if __name__ == "__main__":
+    main()

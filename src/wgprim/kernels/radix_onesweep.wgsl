@@ -1,0 +1,344 @@
+// One-sweep LSD radix sort (after Adinets & Merrill, "Onesweep", 2022), with decoupled
+// fallback (Smith, Levien & Owens, 2025) instead of waiting. ops/radix_sort.py records:
+//
+//   radix_onesweep_clear      1 workgroup: zero the 4 x 256 global digit counts and the
+//                             4 tile counters
+//   -> radix_onesweep_histogram
+//                             every digit's counts at once (one read of the keys), added
+//                             into `hist` with atomics; zeroes the first pass's state words
+//   -> radix_onesweep_bins    1 workgroup: exclusive sum of each digit's 256 counts: hist
+//                             then holds where each digit value starts in the output
+//   -> one radix_onesweep_* pass per digit: each workgroup ranks its tile's keys by the
+//      digit, learns the tile's global digit offsets from the tiles before it (look-back,
+//      below) and scatters.
+//
+// Joined after radix_sort.wgsl (Params, bindings, load_key, the split ranking) and, on
+// adapters with subgroups, radix_scatter_match.wgsl and radix_onesweep_match.wgsl.
+// The keys are in one binding (the host uses the multi-pass sort otherwise).
+//
+// THIS KERNEL READS OTHER WORKGROUPS' RESULTS INSIDE ONE DISPATCH, and never waits for
+// them. Each (tile, digit) has one atomic state word: 2 flag bits and a 30-bit count
+// (so n < 2^30; the host checks), flag and count written together by one atomicStore:
+//   0               nothing published yet
+//   AGGREGATE | c   the tile holds c keys with this digit
+//   INCLUSIVE | c   c keys with this digit precede the tile's end in the output (the
+//                   digit's global start included)
+// A tile publishes AGGREGATE as soon as it has ranked its keys, walks back over its
+// predecessors summing counts until it meets an INCLUSIVE word, then publishes INCLUSIVE.
+// A predecessor's word is polled at most params.spin times; if it is still 0, the
+// workgroup counts that predecessor's digits from its keys itself (keys_in is the
+// previous dispatch's output, so they are there) and walks on. No loop waits without
+// bound: each round of the walk resolves at least the highest tile some digit waits for.
+
+const FLAG_AGGREGATE: u32 = 0x40000000u;
+const FLAG_INCLUSIVE: u32 = 0x80000000u;
+const VALUE_MASK: u32 = 0x3fffffffu;
+const HIST_WORDS: u32 = 4u * RADIX;
+const CLAIM_TILES: u32 = 8u;  // flag: tiles are claimed from a counter (claims[digit])
+
+@group(0) @binding(10) var<storage, read_write> state: array<atomic<u32>>;
+@group(0) @binding(11) var<storage, read_write> hist: array<atomic<u32>>;
+// One tile counter per digit (CLAIM_TILES), zeroed by radix_onesweep_clear.
+@group(0) @binding(12) var<storage, read_write> claims: array<atomic<u32>>;
+
+// ---- the global histogram ----------------------------------------------------------------
+var<workgroup> os_hist: array<atomic<u32>, HIST_WORDS>;
+
+@compute @workgroup_size(WG)
+fn radix_onesweep_clear(@builtin(local_invocation_index) t: u32) {
+  for (var w = t; w < HIST_WORDS; w += WG) {
+    atomicStore(&hist[w], 0u);
+  }
+  if (t < 4u) {
+    atomicStore(&claims[t], 0u);
+  }
+}
+
+// Each workgroup counts the 4 digits of params.hist_tiles tiles (transformed keys) and
+// adds them to hist (accumulated here, read in the next dispatch).
+@compute @workgroup_size(WG)
+fn radix_onesweep_histogram(@builtin(workgroup_id) wid: vec3<u32>,
+                            @builtin(num_workgroups) nwg: vec3<u32>,
+                            @builtin(local_invocation_index) t: u32) {
+  let group = group_index(wid, nwg);
+  if (group >= params.groups) {
+    return;
+  }
+  for (var w = t; w < HIST_WORDS; w += WG) {
+    atomicStore(&os_hist[w], 0u);
+  }
+  // The first pass's state words of these tiles start at 0 (not published).
+  let first_tile = group * params.hist_tiles;
+  let last_tile = min(first_tile + params.hist_tiles, params.tiles);
+  for (var w = first_tile * RADIX + t; w < last_tile * RADIX; w += WG) {
+    atomicStore(&state[params.region + w], 0u);
+  }
+  workgroupBarrier();
+  let end = min(last_tile * TILE, params.n);
+  for (var i = first_tile * TILE + t; i < end; i += WG) {
+    let key = load_key(i);
+    atomicAdd(&os_hist[key & 0xffu], 1u);
+    atomicAdd(&os_hist[RADIX + ((key >> 8u) & 0xffu)], 1u);
+    atomicAdd(&os_hist[2u * RADIX + ((key >> 16u) & 0xffu)], 1u);
+    atomicAdd(&os_hist[3u * RADIX + (key >> 24u)], 1u);
+  }
+  workgroupBarrier();
+  for (var w = t; w < HIST_WORDS; w += WG) {
+    let c = atomicLoad(&os_hist[w]);
+    if (c != 0u) {
+      atomicAdd(&hist[w], c);
+    }
+  }
+}
+
+@compute @workgroup_size(WG)
+fn radix_onesweep_bins(inv: Invocation) {
+  let t = inv.index;
+  for (var d = 0u; d < 4u; d++) {
+    workgroupBarrier();  // the previous digit's scan has read its workgroup memory
+    let before = block_exclusive_scan(inv, atomicLoad(&hist[d * RADIX + t]));
+    atomicStore(&hist[d * RADIX + t], before);
+  }
+}
+
+// ---- the look-back ---------------------------------------------------------------------
+// The tile this workgroup sorts: its index, or with CLAIM_TILES the next one from this
+// pass's counter (an atomic claim, like an append-buffer reservation: tiles are taken in
+// the order workgroups start, so the tiles before one have started when it looks back).
+var<workgroup> os_tile: u32;
+
+fn onesweep_tile(t: u32, group: u32) -> u32 {
+  if ((params.flags & CLAIM_TILES) == 0u) {
+    return group;
+  }
+  if (t == 0u) {
+    os_tile = atomicAdd(&claims[params.digit], 1u);
+  }
+  return workgroupUniformLoad(&os_tile);
+}
+
+var<workgroup> os_stuck: atomic<u32>;
+var<workgroup> os_stuck_uniform: u32;
+var<workgroup> os_fallback: array<atomic<u32>, RADIX>;
+
+fn onesweep_publishes(group: u32) -> bool {
+  return params.fault == 0u || group % params.fault != params.fault - 1u;
+}
+
+// A predecessor's state word, polled at most params.spin times (0: never published yet).
+fn onesweep_poll(word: u32) -> u32 {
+  var s = 0u;
+  for (var k = 0u; k < params.spin; k++) {
+    s = atomicLoad(&state[word]);
+    if (s != 0u) {
+      break;
+    }
+  }
+  return s;
+}
+
+// Words of the tiles next-1, next-2, ... (0 past tile 0, and all 0 when params.spin is 0:
+// the forced-fallback mode reads nothing).
+const LOOK_AHEAD: u32 = 4u;
+
+fn onesweep_word(t: u32, tiles_before: u32) -> u32 {
+  if (tiles_before == 0u || params.spin == 0u) {
+    return 0u;
+  }
+  return atomicLoad(&state[params.region + (tiles_before - 1u) * RADIX + t]);
+}
+
+fn onesweep_words(t: u32, next: u32) -> vec4<u32> {
+  return vec4<u32>(onesweep_word(t, next), onesweep_word(t, select(0u, next - 1u, next >= 1u)),
+                   onesweep_word(t, select(0u, next - 2u, next >= 2u)),
+                   onesweep_word(t, select(0u, next - 3u, next >= 3u)));
+}
+
+// The fallback: counts the digits of tile `tile` from its keys into os_fallback.
+fn onesweep_count_tile(t: u32, tile: u32) {
+  for (var k = 0u; k < ITEMS; k++) {
+    let i = tile * TILE + k * WG + t;
+    if (i < params.n) {
+      atomicAdd(&os_fallback[digit_of(load_key(i))], 1u);
+    }
+  }
+  workgroupBarrier();
+}
+
+// Invocation t (digit t) passes its tile's count of digit t; returns where the tile's
+// keys with digit t start in the output. Called by the whole workgroup (barriers);
+// publishes the tile's state words and clears its words of the next pass.
+fn onesweep_offset(t: u32, group: u32, count: u32) -> u32 {
+  // Workgroup memory is not assumed zero: another kernel may have used it before.
+  atomicStore(&os_fallback[t], 0u);
+  if (t == 0u) {
+    atomicStore(&os_stuck, 0u);
+  }
+  let bin = atomicLoad(&hist[params.digit * RADIX + t]);
+  let mine = params.region + group * RADIX + t;
+  let publish = onesweep_publishes(group);
+  if (publish) {
+    if (group == 0u) {
+      atomicStore(&state[mine], FLAG_INCLUSIVE | (bin + count));
+    } else {
+      atomicStore(&state[mine], FLAG_AGGREGATE | count);
+    }
+  }
+  atomicStore(&state[params.next_region + group * RADIX + t], 0u);
+  var exclusive = 0u;
+  var open = group > 0u;  // tiles 0 .. next-1 are not yet summed
+  var next = group;
+  for (var round = 0u; round <= group; round++) {
+    // Walk back while the predecessors' words are there, without the other digits.
+    var stuck = 0u;  // 1 + the tile this digit found unpublished (0: none)
+    loop {
+      if (!open || next == 0u) {
+        break;
+      }
+      // The next LOOK_AHEAD predecessors' words at once (independent loads: one memory
+      // latency), summed nearest first up to the first one not yet published.
+      let ahead = onesweep_words(t, next);
+      var k = 0u;
+      loop {
+        if (k == LOOK_AHEAD || !open || next == 0u) {
+          break;
+        }
+        let s = ahead[k];
+        if (s == 0u) {
+          break;
+        }
+        exclusive += s & VALUE_MASK;
+        next -= 1u;
+        k += 1u;
+        if ((s & FLAG_INCLUSIVE) != 0u) {
+          open = false;
+        }
+      }
+      if (k == 0u) {
+        // The nearest predecessor has published nothing yet: poll it a bounded number of times.
+        let s = onesweep_poll(params.region + (next - 1u) * RADIX + t);
+        if (s == 0u) {
+          stuck = next;
+          break;
+        }
+        exclusive += s & VALUE_MASK;
+        next -= 1u;
+        if ((s & FLAG_INCLUSIVE) != 0u) {
+          open = false;
+        }
+      }
+    }
+    if (open && next == 0u) {
+      exclusive += bin;  // summed every tile before: add where the digit starts
+      open = false;
+    }
+    if (stuck != 0u) {
+      atomicMax(&os_stuck, stuck);
+    }
+    workgroupBarrier();
+    if (t == 0u) {
+      os_stuck_uniform = atomicLoad(&os_stuck);
+      atomicStore(&os_stuck, 0u);
+    }
+    let worst = workgroupUniformLoad(&os_stuck_uniform);
+    if (worst == 0u) {
+      break;
+    }
+    // Decoupled fallback: count the highest unpublished tile's digits ourselves. Every
+    // digit still open waits at or below it, so the highest wait drops each round.
+    onesweep_count_tile(t, worst - 1u);
+    if (stuck == worst) {
+      exclusive += atomicLoad(&os_fallback[t]);
+      next -= 1u;
+    }
+    workgroupBarrier();
+    atomicStore(&os_fallback[t], 0u);
+  }
+  if (group == 0u) {
+    return bin;
+  }
+  if (publish) {
+    atomicStore(&state[mine], FLAG_INCLUSIVE | (exclusive + count));
+  }
+  return exclusive;
+}
+
+// ---- passes ranked by 4-bit splits (adapters without subgroups) ---------------------------
+var<workgroup> os_start: array<u32, RADIX>;
+var<workgroup> os_end: array<u32, RADIX>;
+
+// After rank_tile: the keys in sorted tile order in `exchange`, each digit's run found,
+// the global offsets looked back for, and `dests` filled for write_keys.
+fn onesweep_place(t: u32, group: u32, valid: u32) {
+  workgroupBarrier();
+  for (var j = 0u; j < ITEMS; j++) {
+    exchange[slot(ranks[j])] = keys[j];
+  }
+  os_start[t] = 0u;
+  os_end[t] = 0u;
+  workgroupBarrier();
+  for (var k = 0u; k < ITEMS; k++) {
+    let p = k * WG + t;
+    if (p < valid) {
+      let d = digit_of(exchange[slot(p)]);
+      if (p == 0u || digit_of(exchange[slot(p - 1u)]) != d) {
+        os_start[d] = p;
+      }
+      if (p + 1u == valid || digit_of(exchange[slot(p + 1u)]) != d) {
+        os_end[d] = p + 1u;
+      }
+    }
+  }
+  workgroupBarrier();
+  let offset = onesweep_offset(t, group, os_end[t] - os_start[t]);
+  digit_base[t] = offset - os_start[t];
+  workgroupBarrier();
+  for (var k = 0u; k < ITEMS; k++) {
+    let p = k * WG + t;
+    dests[k] = digit_base[digit_of(exchange[slot(p)])] + p;
+  }
+}
+
+@compute @workgroup_size(WG)
+fn radix_onesweep_keys(inv: Invocation) {
+  let t = inv.index;
+  let index = group_index(inv.wid, inv.nwg);
+  if (index >= params.groups) {
+    return;
+  }
+  let group = onesweep_tile(t, index);
+  let base = group * TILE;
+  let valid = min(TILE, params.n - base);
+  load_tile_keys(t, base, valid);
+  rank_tile(inv, false);
+  onesweep_place(t, group, valid);
+  write_keys(t, valid);
+}
+
+@compute @workgroup_size(WG)
+fn radix_onesweep_pairs(inv: Invocation) {
+  let t = inv.index;
+  let index = group_index(inv.wid, inv.nwg);
+  if (index >= params.groups) {
+    return;
+  }
+  let group = onesweep_tile(t, index);
+  let base = group * TILE;
+  let valid = min(TILE, params.n - base);
+  load_tile_keys(t, base, valid);
+  load_tile_vals(t, base, valid);
+  rank_tile(inv, true);
+  onesweep_place(t, group, valid);
+  write_keys(t, valid);
+  workgroupBarrier();
+  for (var j = 0u; j < ITEMS; j++) {
+    exchange[slot(ranks[j])] = vals[j];
+  }
+  workgroupBarrier();
+  for (var k = 0u; k < ITEMS; k++) {
+    let p = k * WG + t;
+    if (p < valid) {
+      store_val(dests[k], exchange[slot(p)]);
+    }
+  }
+}

@@ -1,0 +1,249 @@
+"""The one-sweep radix passes (kernels/radix_onesweep.wgsl): exact results whatever the
+look-back finds, including when every look-back falls back (no polls) and when chosen
+tiles never publish their state, on every ranking path, on lavapipe and on wgpu's GL
+backend (a subprocess)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from wgprim.array import asarray
+from wgprim.device import binding_limit, get_device
+from wgprim.ops import radix_sort
+from wgprim.ops.sort import SortPlan, _radix, argsort, sort, sort_pairs
+from wgprim.program import profile
+
+DTYPES = [np.uint32, np.int32, np.float32]
+# spin: polls before falling back (0: every look-back falls back); fault: tiles t with
+# t % fault == fault - 1 never publish, so their successors must count their keys; claim:
+# tiles taken from a counter (else by workgroup index).
+LOOKBACKS = {"default": (radix_sort.ONESWEEP_SPIN, 0, True), "always-fallback": (0, 0, True),
+             "always-fallback-by-index": (0, 0, False), "one-poll": (1, 0, True),
+             "every-2nd-silent": (64, 2, True), "every-3rd-silent": (0, 3, False),
+             "every-5th-silent": (256, 5, True)}
+
+
+def random_keys(n, dtype, rng):
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        x = (rng.standard_normal(n) * 1e3).astype(dt)
+        x[rng.integers(0, n, max(1, n // 50))] = np.nan
+        x[rng.integers(0, n, max(1, n // 50))] = -0.0
+        return x
+    info = np.iinfo(dt)
+    return rng.integers(info.min, info.max, n, dtype=np.int64, endpoint=True).astype(dt)
+
+
+def stable_order(x, descending=False):
+    if not descending:
+        return np.argsort(x, kind="stable")
+    n = x.size
+    return (n - 1 - np.argsort(x[::-1], kind="stable"))[::-1]
+
+
+def check_all(x, descending=False):
+    order = stable_order(x, descending)
+    np.testing.assert_array_equal(sort(x, descending=descending).numpy(), x[order])
+    np.testing.assert_array_equal(argsort(x, descending=descending).numpy(), order)
+    values = (np.arange(x.size, dtype=np.int64) * 7 - 11).astype(np.int32)
+    k, v = sort_pairs(x, values, descending=descending)
+    np.testing.assert_array_equal(k.numpy(), x[order])
+    np.testing.assert_array_equal(v.numpy(), values[order])
+
+
+@pytest.fixture(autouse=True)
+def onesweep_everywhere(monkeypatch):
+    """These tests run the one-sweep passes for keys alone too (by default only pairs and
+    argsort take them)."""
+    monkeypatch.setattr(radix_sort, "USE_ONESWEEP", True)
+
+
+@pytest.fixture(params=["match", "splits", "no-subgroups"])
+def ranking(request, monkeypatch):
+    if request.param == "no-subgroups":
+        monkeypatch.setenv("WGPRIM_NO_SUBGROUPS", "1")
+        assert not get_device().has_subgroups
+    elif not get_device().has_subgroups:
+        pytest.skip("adapter has no subgroups")
+    elif request.param == "splits":
+        monkeypatch.setattr(radix_sort, "USE_MATCH", False)
+    sorter = _radix(get_device(), np.dtype(np.uint32), False)
+    if request.param == "match" and not sorter.match:
+        pytest.skip("adapter's subgroups do not fit the match path")
+    assert sorter.uses_onesweep(100_000)
+    return request.param
+
+
+# Every dtype with every look-back falling back; the other modes each take one dtype (all
+# three are covered across them), which keeps the file's run time reasonable.
+MODE_DTYPES = [(mode, dtype) for i, mode in enumerate(LOOKBACKS) for dtype in DTYPES
+               if mode == "always-fallback" or DTYPES.index(dtype) == i % 3]
+
+
+@pytest.mark.parametrize("lookback_mode,dtype", MODE_DTYPES)
+def test_lookback_modes(lookback_mode, dtype, ranking, monkeypatch):
+    spin, fault, claim = LOOKBACKS[lookback_mode]
+    monkeypatch.setattr(radix_sort, "ONESWEEP_SPIN", spin)
+    monkeypatch.setattr(radix_sort, "ONESWEEP_FAULT", fault)
+    monkeypatch.setattr(radix_sort, "ONESWEEP_CLAIM", claim)
+    sorter = _radix(get_device(), np.dtype(dtype), False)
+    rng = np.random.default_rng([list(LOOKBACKS).index(lookback_mode), len(ranking), DTYPES.index(dtype)])
+    for n in (1, sorter.tile - 1, 7 * sorter.tile + 77):
+        x = random_keys(n, dtype, rng)
+        check_all(x)
+        check_all(x, descending=True)
+    dup = rng.integers(-3, 3, 5 * sorter.tile + 5).astype(dtype)  # few digit values: long runs
+    check_all(dup, descending=True)
+
+
+@pytest.mark.parametrize("n", [100_003, 1_000_001])
+def test_larger_inputs_fall_back_everywhere(n, monkeypatch):
+    monkeypatch.setattr(radix_sort, "ONESWEEP_SPIN", 0 if n < 500_000 else 2)
+    monkeypatch.setattr(radix_sort, "ONESWEEP_FAULT", 4)
+    x = random_keys(n, np.float32, np.random.default_rng(n))
+    check_all(x)
+
+
+@pytest.mark.parametrize("claim", [True, False])
+def test_repeated_runs_with_every_lookback_falling_back(claim, monkeypatch):
+    """Scheduling varies from run to run: many runs of a small two-pass sort, every
+    look-back counting its predecessors (this once caught workgroup memory left over from
+    another kernel), with tiles claimed from a counter or by workgroup index."""
+    monkeypatch.setattr(radix_sort, "ONESWEEP_SPIN", 0)
+    monkeypatch.setattr(radix_sort, "ONESWEEP_CLAIM", claim)
+    rng = np.random.default_rng(12)
+    sorter = _radix(get_device(), np.dtype(np.uint32), False)
+    x = rng.integers(0, 65536, 16 * sorter.tile + 9).astype(np.uint32)
+    expected = np.sort(x)
+    for _ in range(25):
+        np.testing.assert_array_equal(sort(x).numpy(), expected)
+
+
+def test_onesweep_steps_and_skipped_digits():
+    x = np.random.default_rng(1).integers(0, 1000, 50_000).astype(np.uint32)  # two digits vary
+    sorter = _radix(get_device(), np.dtype(np.uint32), False)
+    assert sorter.uses_onesweep(x.size)
+    with profile() as times:
+        np.testing.assert_array_equal(sort(x).numpy(), np.sort(x))
+    if times:
+        labels = [t.label for t in times if t.label.startswith("radix") and t.label != "radix probe"]
+        # clear + histogram, bins, one pass per varying digit
+        assert labels == ["radix count", "radix count", "radix scan", "radix scatter", "radix scatter"]
+
+
+def test_multipass_beyond_the_state_words(monkeypatch):
+    """Counts that would not fit the state words' 30 bits take the multi-pass sort (here
+    forced at a small size)."""
+    monkeypatch.setattr(radix_sort, "ONESWEEP_MAX_KEYS", 10_000)
+    sorter = _radix(get_device(), np.dtype(np.int32), False)
+    assert sorter.uses_onesweep(10_000) and not sorter.uses_onesweep(10_001)
+    x = random_keys(30_001, np.int32, np.random.default_rng(2))
+    check_all(x)
+    check_all(x, descending=True)
+
+
+def test_multipass_beyond_one_binding():
+    sorter = _radix(get_device(), np.dtype(np.uint32), False)
+    x = random_keys(40_000, np.uint32, np.random.default_rng(3))
+    with binding_limit(64 * 1024):
+        assert not sorter.uses_onesweep(x.size)
+        check_all(x)
+    assert sorter.uses_onesweep(x.size)
+
+
+def test_plan_with_fallbacks(monkeypatch):
+    monkeypatch.setattr(radix_sort, "ONESWEEP_SPIN", 0)
+    monkeypatch.setattr(radix_sort, "ONESWEEP_FAULT", 3)
+    rng = np.random.default_rng(4)
+    n = 70_001
+    plan = SortPlan(n, np.int32, what="pairs", descending=True, skip_digits=True)
+    for high in (100, 1 << 20, 1 << 30):
+        keys = rng.integers(-high, high, n).astype(np.int32)
+        values = rng.standard_normal(n).astype(np.float32)
+        k, v = plan(asarray(keys), asarray(values))
+        order = stable_order(keys, True)
+        np.testing.assert_array_equal(k.numpy(), keys[order])
+        np.testing.assert_array_equal(v.numpy(), values[order])
+
+
+def test_unique_rides_on_the_sort(monkeypatch):
+    import wgprim
+
+    monkeypatch.setattr(radix_sort, "ONESWEEP_SPIN", 0)
+    x = np.random.default_rng(5).integers(0, 5000, 60_000).astype(np.uint32)
+    np.testing.assert_array_equal(wgprim.unique(x).numpy(), np.unique(x))
+
+
+def test_gl_backend_subprocess():
+    """wgpu's GL backend (no subgroups: split ranking), every look-back falling back and
+    some tiles silent."""
+    script = textwrap.dedent("""
+        import numpy as np
+        from wgprim.device import get_device
+        from wgprim.ops import radix_sort
+        from wgprim.ops.sort import argsort, sort, sort_pairs, _radix
+        radix_sort.USE_ONESWEEP = True  # keys alone too
+        rng = np.random.default_rng(6)
+        ran = 0
+        for spin, fault in ((0, 0), (0, 3), (32, 2), (256, 0)):
+            radix_sort.ONESWEEP_SPIN, radix_sort.ONESWEEP_FAULT = spin, fault
+            for dtype in (np.uint32, np.int32, np.float32):
+                sorter = _radix(get_device(), np.dtype(dtype), False)
+                assert sorter.uses_onesweep(20_000)
+                for n in (1, sorter.tile + 3, 9 * sorter.tile + 1):
+                    x = (rng.standard_normal(n) * 1e4).astype(dtype)
+                    order = np.argsort(x, kind="stable")
+                    assert np.array_equal(sort(x).numpy(), x[order])
+                    assert np.array_equal(argsort(x).numpy(), order)
+                    k, v = sort_pairs(x, np.arange(n, dtype=np.uint32), descending=True)
+                    d = (n - 1 - np.argsort(x[::-1], kind="stable"))[::-1]
+                    assert np.array_equal(v.numpy(), d)
+                    ran += 1
+        print("GL", get_device().has_subgroups, ran)
+    """)
+    env = dict(os.environ, WGPU_BACKEND_TYPE="OpenGL")
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+    try:
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the GL backend run did not finish in 600 s")
+    if done.returncode != 0 and "adapter" in (done.stderr or "").lower() and "GL" not in done.stdout:
+        pytest.skip(f"no GL adapter here: {done.stderr.strip().splitlines()[-1]}")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "GL False 36" in done.stdout
+
+
+def test_default_policy(monkeypatch):
+    """By default the one-sweep passes sort pairs and argsort (measured faster there);
+    keys alone take the multi-pass sort."""
+    monkeypatch.setattr(radix_sort, "USE_ONESWEEP", "pairs")
+    sorter = _radix(get_device(), np.dtype(np.uint32), False)
+    assert sorter.uses_onesweep(100_000, pairs=True) and not sorter.uses_onesweep(100_000)
+    x = random_keys(50_001, np.uint32, np.random.default_rng(13))
+    check_all(x)
+    check_all(x, descending=True)
+
+
+@pytest.mark.parametrize("items", [20, 24])
+@pytest.mark.parametrize("onesweep", [True, False])
+def test_larger_match_tiles(items, onesweep, monkeypatch):
+    """The match ranking with 20 and 24 keys per invocation, one-sweep and multi-pass."""
+    monkeypatch.setattr(radix_sort, "MATCH_ITEMS", items)
+    monkeypatch.setattr(radix_sort, "USE_ONESWEEP", onesweep)
+    monkeypatch.setattr(radix_sort, "ONESWEEP_SPIN", 2)
+    sorter = _radix(get_device(), np.dtype(np.float32), False)
+    if not sorter.match or sorter.items != items:
+        pytest.skip("no match path with these tiles on this adapter")
+    assert sorter.uses_onesweep(20_000) == onesweep
+    rng = np.random.default_rng(items)
+    x = random_keys(3 * 256 * items + 77, np.float32, rng)
+    x[::4] = np.round(x[::4] / 100)
+    check_all(x)
+    check_all(x, descending=True)
