@@ -102,7 +102,7 @@ fn bin_of(x: T) -> u32 {
   if (MODE == 2u) {
     return bitcast<u32>(x);  // bincount: the host checked 0 <= x < nbins
   }
-  let k = key(x);
+  let k = key_nan_apart(x);  // a NaN fails every bin's key range, and search_bin's is_nan
   let lo = bitcast<T>(params.lo);
   let est = fma(offset_of(x, lo), bitcast<f32>(params.scale), bitcast<f32>(params.shift));
   if (MODE == 0u) {

@@ -28,8 +28,15 @@ fn from_order_key_i32(key: u32) -> u32 {
 
 // Branch-free (selects): it runs once per element in the hot loops of min/max and sort.
 fn order_key_f32(bits: u32) -> u32 {
-  var b = select(bits, 0u, bits == 0x80000000u);         // -0.0 -> +0.0
-  b = select(b, 0x7fc00000u, f32_bits_is_nan(b));       // every NaN -> the quiet NaN
+  return order_key_f32_nan_apart(select(bits, 0x7fc00000u, f32_bits_is_nan(bits)));  // every NaN -> the quiet NaN
+}
+
+// The same key for every value but NaN; a NaN's key lies beyond +inf's (or, with the
+// sign bit set, below -inf's), its payload kept. For hot loops that reject NaN anyway
+// (a histogram's bin check: no bin's key range holds such a key) and so need not pay
+// for making NaNs equal.
+fn order_key_f32_nan_apart(bits: u32) -> u32 {
+  let b = select(bits, 0u, bits == 0x80000000u);         // -0.0 -> +0.0
   return select(b | 0x80000000u, ~b, (b >> 31u) == 1u);
 }
 

@@ -128,15 +128,6 @@ def _needs_windows(device: Device, nbins: int, nthresholds: int) -> bool:
     return 4 * max(nbins, nthresholds) > device.max_binding_bytes
 
 
-def _host_key(v, dt: np.dtype) -> int:
-    """The kernels' order-preserving u32 key of v (on the host, to compare thresholds)."""
-    if dt == F32:
-        bits = int(np.array(v, F32).view(np.uint32))
-        bits = 0 if bits == 0x80000000 else bits
-        return (~bits & 0xFFFFFFFF) if bits >> 31 else bits | 0x80000000
-    return int(v) - int(np.iinfo(dt).min)
-
-
 def _below(t, dt: np.dtype):
     """The largest value of dt below t (in key order: -0.0 and +0.0 are one value), or None."""
     if dt == F32:
@@ -161,7 +152,7 @@ def _record_windows(program: Program, x: Array, weights: Array | None, total: in
         window = thresholds(b0, b1)
         lo = window[0]
         top = hi if b1 == total else _below(thresholds(b1, b1 + 1)[0], dt)
-        if top is None or _host_key(top, dt) < _host_key(lo, dt):
+        if top is None or order_key.host_keys(np.array([top], dt))[0] < order_key.host_keys(np.array([lo], dt))[0]:
             continue  # no value of dt falls in these bins
         view = {"buffer": hist.buffer, "offset": 4 * b0, "size": 4 * (b1 - b0)}
         _record(program, x, weights, asarray(window), hist, b1 - b0, MODE_SEARCH,

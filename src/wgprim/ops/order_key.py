@@ -20,16 +20,20 @@ U32, I32, F32, F16 = (np.dtype(t) for t in (np.uint32, np.int32, np.float32, np.
 # Typed names over the bit-level transforms: key(x: T) -> u32, from_key(k) -> T, is_nan(x: T).
 _TYPED = {
     U32: "fn key(x: T) -> u32 { return x; }\n"
+         "fn key_nan_apart(x: T) -> u32 { return x; }\n"
          "fn from_key(k: u32) -> T { return k; }\n"
          "fn is_nan(x: T) -> bool { return false; }\n",
     I32: "fn key(x: T) -> u32 { return order_key_i32(bitcast<u32>(x)); }\n"
+         "fn key_nan_apart(x: T) -> u32 { return key(x); }\n"
          "fn from_key(k: u32) -> T { return bitcast<i32>(from_order_key_i32(k)); }\n"
          "fn is_nan(x: T) -> bool { return false; }\n",
     F32: "fn key(x: T) -> u32 { return order_key_f32(bitcast<u32>(x)); }\n"
+         "fn key_nan_apart(x: T) -> u32 { return order_key_f32_nan_apart(bitcast<u32>(x)); }\n"
          "fn from_key(k: u32) -> T { return bitcast<f32>(from_order_key_f32(k)); }\n"
          "fn is_nan(x: T) -> bool { return f32_bits_is_nan(bitcast<u32>(x)); }\n",
     # f16 through its f32 value: exact (f16 denormals are normal f32 numbers), NaN stays NaN.
     F16: "fn key(x: T) -> u32 { return order_key_f32(bitcast<u32>(f32(x))); }\n"
+         "fn key_nan_apart(x: T) -> u32 { return order_key_f32_nan_apart(bitcast<u32>(f32(x))); }\n"
          "fn from_key(k: u32) -> T { return f16(bitcast<f32>(from_order_key_f32(k))); }\n"
          "fn is_nan(x: T) -> bool { return f32_bits_is_nan(bitcast<u32>(f32(x))); }\n",
 }
@@ -43,6 +47,8 @@ _WINNERS = (
 def preamble(dt) -> str:
     """WGSL (after `alias T`) defining, for elements of dtype `dt`:
     `key(x: T) -> u32`, `from_key(k: u32) -> T`, `is_nan(x: T) -> bool`,
+    `key_nan_apart(x: T)` (key(x) for every non-NaN x; NaNs beyond both infinities, for
+    hot loops that reject NaN themselves),
     `key_for_min(x)` / `key_for_max(x)` (a NaN takes the winning key), and the bit-level
     functions of kernels/order_key.wgsl (order_key_f32, from_order_key_f32, ...)."""
     dt = np.dtype(dt)
