@@ -1,5 +1,5 @@
-"""Two versions of wgprim measured in one run: GPU time of the same calls, each version in
-its own process, processes alternating A, B, A, B (so drift hits both alike).
+"""Two versions of wgprim measured in one run: wall time of the same one-shot calls, each
+version in its own process, processes alternating A, B, A, B (so drift hits both alike).
 
     python3 benchmarks/before_after.py --a OLD/src --b NEW/src [--rounds 2] [--json out.json]
 
