@@ -119,3 +119,20 @@ def test_public_entry_points_take_it(rng):
     ref_v, ref_c = np.unique(s, return_counts=True)
     np.testing.assert_array_equal(v.numpy(), ref_v)
     np.testing.assert_array_equal(c.numpy(), ref_c)
+
+
+@pytest.mark.parametrize("method", ["single-pass", "three-phase"])
+@pytest.mark.parametrize("n", [1, 4097, 300_001])
+def test_compact_and_nonzero_take_either_method(method, n, rng):
+    x = rng.standard_normal(n).astype(np.float32)
+    mask = rng.random(n) < 0.4
+    np.testing.assert_array_equal(wgprim.compact(x, mask, method=method).numpy(), x[mask])
+    np.testing.assert_array_equal(wgprim.nonzero(mask, method=method).numpy(), np.flatnonzero(mask))
+
+
+def test_compact_method_errors():
+    x = np.arange(10, dtype=np.float32)
+    with pytest.raises(ValueError, match="method must be one of"):
+        wgprim.compact(x, x > 3, method="two-pass")
+    with pytest.raises(ValueError, match="append-buffer"):
+        wgprim.compact(x, x > 3, ordered=False, method="single-pass")

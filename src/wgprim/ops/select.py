@@ -126,38 +126,48 @@ def _gather_outputs(outs: list[Array], counts: np.ndarray, dt: np.dtype) -> Arra
     return result
 
 
-def _select(x: Array | None, mask: Array, ordered: bool = True) -> Array:
+COMPACT_METHODS = ("single-pass", "three-phase")
+
+
+def _select(x: Array | None, mask: Array, ordered: bool = True, method: str | None = None) -> Array:
     dt = U32 if x is None else x.dtype
+    if method is not None and method not in COMPACT_METHODS:
+        raise ValueError(f"method must be one of {', '.join(COMPACT_METHODS)} or None, not {method!r}")
+    if method == "single-pass" and not ordered:
+        raise ValueError("method='single-pass' is the ordered compaction; ordered=False is the append-buffer form")
     if mask.size == 0:
         return empty((0,), dt, mask.device)
     from wgprim.ops import compaction
 
-    if ordered and compaction.single_pass_default(mask.size):  # one pass (ops/compaction.py)
+    single = method == "single-pass" or (method is None and ordered and compaction.single_pass_default(mask.size))
+    if single:  # count, chained scan of the counts and scatter in one pass (ops/compaction.py)
         program, outs, totals = compaction.compact_program(x, mask)
-    else:
+    else:  # count -> scan of the tile counts -> scatter
         program = Program(mask.device, label="compact" if ordered else "compact unordered")
         outs, totals = CompactRecorder(mask.device, None if x is None else x.dtype, ordered).record(program, x, mask)
     program.run()
     return _gather_outputs(outs, totals.numpy(), dt)
 
 
-def compact(x, mask, ordered: bool = True) -> Array:
+def compact(x, mask, ordered: bool = True, *, method: str | None = None) -> Array:
     """x[mask] for a bool mask of x's shape: the kept elements, flattened, in order.
-    ordered=False: the append-buffer form (same elements, order of tiles unspecified)."""
+    ordered=False: the append-buffer form (same elements, order of tiles unspecified).
+    method: "single-pass" (decoupled fallback, docs/scan.md) or "three-phase" (count,
+    scan, scatter); None: single pass up to 2^20 elements, where it measured faster."""
     if not isinstance(ordered, bool):
         raise TypeError(f"ordered must be True or False, not {ordered!r}")
     arr = as_input(x, VALUE_TYPES)
     m = _as_mask(mask, shape=arr.shape)
-    return _select(arr.ravel(), m.ravel(), ordered)
+    return _select(arr.ravel(), m.ravel(), ordered, method)
 
 
-def nonzero(mask, ordered: bool = True) -> Array:
+def nonzero(mask, ordered: bool = True, *, method: str | None = None) -> Array:
     """The flat indices of the True elements of a bool mask: np.flatnonzero(mask) (for a
-    1-D mask, np.nonzero(mask)[0]). uint32 indices."""
+    1-D mask, np.nonzero(mask)[0]). uint32 indices. `method` as for compact."""
     if not isinstance(ordered, bool):
         raise TypeError(f"ordered must be True or False, not {ordered!r}")
     m = _as_mask(mask)
-    return _select(None, m.ravel(), ordered)
+    return _select(None, m.ravel(), ordered, method)
 
 
 # -- runs: unique and run_length_encode ----------------------------------------------
