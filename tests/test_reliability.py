@@ -1,6 +1,5 @@
 """Reliability: plans shared by threads, one device per process, fork, the bounded buffer
 pool, and errors that name the user's fix instead of blaming wgprim."""
-import multiprocessing
 import sys
 import threading
 
@@ -143,26 +142,53 @@ def test_arrays_and_plans_from_before_use_adapter_name_the_fix():
 
 
 # -- fork ------------------------------------------------------------------------------
-def _child_uses_wgprim(queue):
+# Both fork tests run in a fresh interpreter: a process forked from this test process
+# would inherit the threads earlier tests left (Dask's event loop, for one), and a lock
+# one of them held at the fork could stop the child before wgprim is reached.
+FORK_AFTER_GPU_USE = """
+import multiprocessing, sys
+import numpy as np
+import wgprim
+
+def child(queue):
     try:
         queue.put(("ok", int(wgprim.sum(np.arange(10, dtype=np.uint32)).item())))
-    except Exception as error:  # noqa: BLE001 - the parent checks the message
+    except Exception as error:  # the parent checks the message
         queue.put(("error", f"{type(error).__name__}: {error}"))
 
-
-@pytest.mark.skipif(sys.platform == "win32", reason="no fork on Windows")
-def test_forked_child_gets_a_clear_error_not_a_hang():
+if __name__ == "__main__":
     assert wgprim.sum(np.arange(10, dtype=np.uint32)).item() == 45  # the parent uses the GPU
     ctx = multiprocessing.get_context("fork")
     queue = ctx.Queue()
-    child = ctx.Process(target=_child_uses_wgprim, args=(queue,))
-    child.start()
-    child.join(60)
-    if child.is_alive():
-        child.kill()
-        pytest.fail("the forked child hung on its first wgprim call")
+    p = ctx.Process(target=child, args=(queue,))
+    p.start()
+    p.join(60)
+    if p.is_alive():
+        p.kill()
+        sys.exit("the forked child hung on its first wgprim call")
     kind, message = queue.get(timeout=10)
-    assert kind == "ok" and message == 45 or kind == "error" and "spawn" in message, message
+    print(kind)
+    print(message)
+"""
+
+
+def _run_script(tmp_path, text: str):
+    import os
+    import subprocess
+    from pathlib import Path
+
+    script = tmp_path / "fork.py"
+    script.write_text(text)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(wgprim.__file__).parents[1]), os.environ.get("PYTHONPATH", "")]))
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=240, env=env)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no fork on Windows")
+def test_forked_child_gets_a_clear_error_not_a_hang(tmp_path):
+    done = _run_script(tmp_path, FORK_AFTER_GPU_USE)
+    assert done.returncode == 0, done.stderr
+    kind, message = done.stdout.split("\n", 1)
+    assert kind == "ok" and message.strip() == "45" or kind == "error" and "spawn" in message, done.stdout
 
 
 # -- the buffer pool -----------------------------------------------------------------
@@ -303,14 +329,7 @@ if __name__ == "__main__":
 
 @pytest.mark.skipif(sys.platform == "win32", reason="no fork on Windows")
 def test_child_forked_before_any_gpu_use_opens_its_own_device(tmp_path):
-    import os
-    import subprocess
-    from pathlib import Path
-
-    script = tmp_path / "fork_first.py"
-    script.write_text(FORK_BEFORE_GPU_USE)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(wgprim.__file__).parents[1]), os.environ.get("PYTHONPATH", "")]))
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=240, env=env)
+    done = _run_script(tmp_path, FORK_BEFORE_GPU_USE)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["45", "10"]
 
