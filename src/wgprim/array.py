@@ -24,10 +24,15 @@ def buffer_size_for(nbytes: int) -> int:
     return max(16, -(-nbytes // 16) * 16)
 
 
+def _opposite_byte_order(dt: np.dtype) -> bool:
+    """A supported dtype in the other byte order than this machine's (e.g. '>f4')."""
+    return not dt.isnative and dt.newbyteorder("=") in SUPPORTED_DTYPES
+
+
 def check_dtype(dtype, device: Device | None = None, allowed=None) -> np.dtype:
     """Return `dtype` as a numpy dtype if wgprim (and this call) supports it, else TypeError."""
     dt = np.dtype(dtype)
-    if not dt.isnative and dt.newbyteorder("=") in SUPPORTED_DTYPES:
+    if _opposite_byte_order(dt):
         raise TypeError(
             f"dtype {dt.str} has the opposite byte order of this machine; GPU buffers hold "
             f"native byte order: convert first, e.g. x.astype(x.dtype.newbyteorder('='))"
@@ -180,7 +185,7 @@ def empty(shape, dtype, device: Device | None = None) -> Array:
 def native_byte_order(host: np.ndarray) -> np.ndarray:
     """`host` in this machine's byte order (a converted copy for e.g. big-endian '>f4' data:
     GPU buffers hold native values, and the data is copied to the GPU anyway)."""
-    if not host.dtype.isnative and host.dtype.newbyteorder("=") in SUPPORTED_DTYPES:
+    if _opposite_byte_order(host.dtype):
         return host.astype(host.dtype.newbyteorder("="))
     return host
 

@@ -157,7 +157,3 @@ class ScanPlan:
         out = check_out(self.result if out is None else out, (self.n,), self.dtype, (arr,))
         times = self._plan.run(arr.ravel(), out, profile=profile)
         return (out, times) if profile else out
-
-
-# The name other modules imported before the recorder was public.
-_Recorder = ScanRecorder
