@@ -330,15 +330,5 @@ fn radix_onesweep_pairs(inv: Invocation) {
   rank_tile(inv, true);
   onesweep_place(t, group, valid);
   write_keys(t, valid);
-  workgroupBarrier();
-  for (var j = 0u; j < ITEMS; j++) {
-    exchange[slot(ranks[j])] = vals[j];
-  }
-  workgroupBarrier();
-  for (var k = 0u; k < ITEMS; k++) {
-    let p = k * WG + t;
-    if (p < valid) {
-      store_val(dests[k], exchange[slot(p)]);
-    }
-  }
+  write_vals(t, valid);
 }

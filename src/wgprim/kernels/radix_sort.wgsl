@@ -366,6 +366,22 @@ fn radix_scatter_keys(inv: Invocation) {
   write_keys(t, valid);
 }
 
+// The values take the same final move as the keys (after write_keys): through the
+// exchange in workgroup memory to the destinations write_keys computed.
+fn write_vals(t: u32, valid: u32) {
+  workgroupBarrier();
+  for (var j = 0u; j < ITEMS; j++) {
+    exchange[slot(ranks[j])] = vals[j];
+  }
+  workgroupBarrier();
+  for (var k = 0u; k < ITEMS; k++) {
+    let p = k * WG + t;
+    if (p < valid) {
+      store_val(dests[k], exchange[slot(p)]);
+    }
+  }
+}
+
 @compute @workgroup_size(WG)
 fn radix_scatter_pairs(inv: Invocation) {
   let t = inv.index;
@@ -380,16 +396,5 @@ fn radix_scatter_pairs(inv: Invocation) {
   rank_tile(inv, true);
   place_tile(t, group, valid);
   write_keys(t, valid);
-  // The values take the same final move as the keys.
-  workgroupBarrier();
-  for (var j = 0u; j < ITEMS; j++) {
-    exchange[slot(ranks[j])] = vals[j];
-  }
-  workgroupBarrier();
-  for (var k = 0u; k < ITEMS; k++) {
-    let p = k * WG + t;
-    if (p < valid) {
-      store_val(dests[k], exchange[slot(p)]);
-    }
-  }
+  write_vals(t, valid);
 }
