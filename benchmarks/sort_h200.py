@@ -4,6 +4,9 @@ interleaved after warm-up, medians. Prints a table and writes JSON.
 
     python3 benchmarks/sort_h200.py --out DIR            # full run (H200: ~2-3 minutes)
     python3 benchmarks/sort_h200.py --quick --out DIR    # small sizes, no CuPy/torch needed
+    python3 benchmarks/sort_h200.py --profile --out DIR  # where a scatter pass spends its
+        # time: stripped-down and reshaped passes (PROFILE below), per-dispatch GPU times,
+        # interleaved with the copy kernel, CuPy and torch (--quick: small, no references)
 
 wgprim must be importable (PYTHONPATH=src).
 """
@@ -25,7 +28,10 @@ from wgprim.program import profile
 
 DEFAULTS = dict(USE_ONESWEEP=radix_sort.USE_ONESWEEP, MATCH_ITEMS=radix_sort.MATCH_ITEMS,
                 ONESWEEP_SPIN=radix_sort.ONESWEEP_SPIN, ONESWEEP_FAULT=radix_sort.ONESWEEP_FAULT,
-                HIST_TILES=radix_sort.HIST_TILES, ONESWEEP_CLAIM=radix_sort.ONESWEEP_CLAIM)
+                HIST_TILES=radix_sort.HIST_TILES, ONESWEEP_CLAIM=radix_sort.ONESWEEP_CLAIM,
+                MATCH_WG=radix_sort.MATCH_WG, MATCH_MASKS=radix_sort.MATCH_MASKS,
+                MATCH_SHUFFLE=radix_sort.MATCH_SHUFFLE, MATCH_RANK=radix_sort.MATCH_RANK,
+                ONESWEEP_LOOKBACK=radix_sort.ONESWEEP_LOOKBACK, ONESWEEP_EARLY=radix_sort.ONESWEEP_EARLY)
 # The variants compared (ranking by subgroup match; items = keys per invocation).
 CONFIGS = {
     "multi16": dict(USE_ONESWEEP=False, MATCH_ITEMS=16),
@@ -129,12 +135,205 @@ class WgUnique:
         return sum(s.ms for s in steps), [(s.label, s.ms) for s in steps]
 
 
+# -- profile: where a scatter pass spends its time ------------------------------------------
+# name -> (what, config, exact). Variants marked not exact move the keys through the same
+# kernel with a step stripped out (results not sorted): they are timed, not checked.
+PROFILE = {
+    "multi base": ("keys", dict(USE_ONESWEEP=False), True),
+    "multi vec4-masks": ("keys", dict(USE_ONESWEEP=False, MATCH_MASKS="vec4"), True),
+    "multi rank=atomic": ("keys", dict(USE_ONESWEEP=False, MATCH_RANK="atomic"), False),
+    "multi rank=none": ("keys", dict(USE_ONESWEEP=False, MATCH_RANK="none"), False),
+    "multi direct-writes": ("keys", dict(USE_ONESWEEP=False, MATCH_SHUFFLE=False), True),
+    "multi wg256x8": ("keys", dict(USE_ONESWEEP=False, MATCH_ITEMS=8), True),
+    "multi wg256x12": ("keys", dict(USE_ONESWEEP=False, MATCH_ITEMS=12), True),
+    "multi wg256x20": ("keys", dict(USE_ONESWEEP=False, MATCH_ITEMS=20), True),
+    "multi wg384x12": ("keys", dict(USE_ONESWEEP=False, MATCH_WG=384, MATCH_ITEMS=12), True),
+    "multi wg384x16": ("keys", dict(USE_ONESWEEP=False, MATCH_WG=384, MATCH_ITEMS=16), True),
+    "multi wg384x20": ("keys", dict(USE_ONESWEEP=False, MATCH_WG=384, MATCH_ITEMS=20), True),
+    "multi wg512x8": ("keys", dict(USE_ONESWEEP=False, MATCH_WG=512, MATCH_ITEMS=8), True),
+    "multi wg512x12": ("keys", dict(USE_ONESWEEP=False, MATCH_WG=512, MATCH_ITEMS=12), True),
+    "multi wg512x16": ("keys", dict(USE_ONESWEEP=False, MATCH_WG=512, MATCH_ITEMS=16), True),
+    "one base": ("keys", dict(USE_ONESWEEP=True), True),
+    "one vec4-masks": ("keys", dict(USE_ONESWEEP=True, MATCH_MASKS="vec4"), True),
+    "one no-lookback": ("keys", dict(USE_ONESWEEP=True, ONESWEEP_LOOKBACK=False), False),
+    "one rank=none": ("keys", dict(USE_ONESWEEP=True, MATCH_RANK="none"), False),
+    "one rank=none no-lookback": ("keys", dict(USE_ONESWEEP=True, MATCH_RANK="none", ONESWEEP_LOOKBACK=False), False),
+    "one direct-writes": ("keys", dict(USE_ONESWEEP=True, MATCH_SHUFFLE=False), True),
+    "one early": ("keys", dict(USE_ONESWEEP=True, ONESWEEP_EARLY=True), True),
+    "one early spin0": ("keys", dict(USE_ONESWEEP=True, ONESWEEP_EARLY=True, ONESWEEP_SPIN=0), True),
+    "one wg384x16 early": ("keys", dict(USE_ONESWEEP=True, MATCH_WG=384, MATCH_ITEMS=16, ONESWEEP_EARLY=True), True),
+    "one wg512x16 early": ("keys", dict(USE_ONESWEEP=True, MATCH_WG=512, MATCH_ITEMS=16, ONESWEEP_EARLY=True), True),
+    "one wg384x16": ("keys", dict(USE_ONESWEEP=True, MATCH_WG=384, MATCH_ITEMS=16), True),
+    "one wg512x12": ("keys", dict(USE_ONESWEEP=True, MATCH_WG=512, MATCH_ITEMS=12), True),
+    "one wg512x16": ("keys", dict(USE_ONESWEEP=True, MATCH_WG=512, MATCH_ITEMS=16), True),
+    "multi base pairs": ("pairs", dict(USE_ONESWEEP=False), True),
+    "one base pairs": ("pairs", dict(USE_ONESWEEP=True), True),
+    "one vec4-masks pairs": ("pairs", dict(USE_ONESWEEP=True, MATCH_MASKS="vec4"), True),
+    "one direct-writes pairs": ("pairs", dict(USE_ONESWEEP=True, MATCH_SHUFFLE=False), True),
+    "one wg384x16 pairs": ("pairs", dict(USE_ONESWEEP=True, MATCH_WG=384, MATCH_ITEMS=16), True),
+    "one wg512x12 pairs": ("pairs", dict(USE_ONESWEEP=True, MATCH_WG=512, MATCH_ITEMS=12), True),
+    "one wg512x16 pairs": ("pairs", dict(USE_ONESWEEP=True, MATCH_WG=512, MATCH_ITEMS=16), True),
+    "one early pairs": ("pairs", dict(USE_ONESWEEP=True, ONESWEEP_EARLY=True), True),
+    "one wg512x16 early pairs": ("pairs", dict(USE_ONESWEEP=True, MATCH_WG=512, MATCH_ITEMS=16,
+                                               ONESWEEP_EARLY=True), True),
+    "one base argsort": ("argsort", dict(USE_ONESWEEP=True), True),
+}
+
+
+class SharedInputCase(WgCase):
+    """WgCase over one shared input Array (no upload per variant); checks its own result
+    once (sorted, same keys; argsort and pairs: a stable permutation)."""
+
+    def __init__(self, x_host, x, v, what, exact, **config):
+        configure(**config)
+        self.x, self.v = x, (v if what == "pairs" else None)
+        self.plan = SortPlan(x.size, x.dtype, what=what)
+        _, steps = self.plan(self.x, self.v, profile=True)
+        self.config = dict(what=what, exact=exact, tile=self.plan.sorter.tile,
+                           match=self.plan.sorter.match, **config)
+        self.ok = None
+        if exact:
+            if what == "keys":
+                out = self.plan.keys.numpy()
+                self.ok = bool(np.all(out[1:] >= out[:-1]) and out.astype(np.uint64).sum() ==
+                               x_host.astype(np.uint64).sum() and np.bitwise_xor.reduce(out) ==
+                               np.bitwise_xor.reduce(x_host))
+            else:
+                self.ok = check_argsort(x_host, self.plan.values.numpy().view(np.uint32))
+        configure()
+
+
+class CopyCase:
+    """The vec4 copy kernel over n u32 (what a scatter pass moves at best: n read, n written)."""
+
+    def __init__(self, n):
+        from wgprim.ops.common import chunks
+        from wgprim.program import Program, get_pipeline
+        dev = wgprim.get_device()
+        tile = 256 * 4 * 4
+        self.src, self.dst = wgprim.empty((n,), np.uint32), wgprim.empty((n,), np.uint32)
+        pipe = get_pipeline(dev, "copy", "", "copy", {"WG": 256})
+        self.program = Program(dev, "copy", transient=False)
+        for c in chunks(n, 4, tile, dev):
+            groups = -(-c.count // tile)
+            self.program.dispatch("copy", pipe, {0: self.program.params(c.count // 4, groups), 1: c.view(self.src),
+                                                 2: c.view(self.dst)}, groups)
+
+    def __call__(self):
+        steps = self.program.run(profile=True)
+        return sum(s.ms for s in steps), [(s.label, s.ms) for s in steps]
+
+
+def references(n, cases):
+    try:
+        import cupy as cp
+        import torch
+        if not torch.cuda.is_available():
+            return
+    except Exception:
+        return
+
+    def timed(event, elapsed, fn):
+        def run():
+            a, b = event(), event()
+            a.record()
+            fn()
+            b.record()
+            b.synchronize()
+            return elapsed(a, b), None
+        return run
+    cupy_ms = lambda fn: timed(cp.cuda.Event, cp.cuda.get_elapsed_time, fn)  # noqa: E731
+    torch_ms = lambda fn: timed(lambda: torch.cuda.Event(enable_timing=True),  # noqa: E731
+                                lambda a, b: a.elapsed_time(b), fn)
+    c = cp.asarray(keys_of("u32", n))
+    cases["cupy sort u32"] = cupy_ms(lambda: cp.sort(c))
+    cases["cupy argsort u32"] = cupy_ms(lambda: cp.argsort(c))
+    t = torch.as_tensor(keys_of("i32", n)).cuda()
+    cases["torch sort i32 (values+indices)"] = torch_ms(lambda: torch.sort(t, stable=True))
+    dst = cp.empty_like(c)
+    cases["cupy copy u32"] = cupy_ms(lambda: cp.copyto(dst, c))
+
+
+def profile_main(args):
+    n = 2**16 + 1234 if args.quick else 2**26
+    result = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "n": n, "gpu": gpu_name()}
+    print(result["date"], result["gpu"], flush=True)
+    x_host = keys_of("u32", n)
+    x, v = asarray(x_host), asarray(np.arange(n, dtype=np.uint32))
+    cases, result["config"], result["exact"] = {}, {}, {}
+    t0 = time.time()
+    for name, (what, config, exact) in PROFILE.items():
+        try:
+            case = SharedInputCase(x_host, x, v, what, exact, **config)
+        except Exception as error:  # a variant the adapter cannot build: note it, go on
+            print(f"{name}: FAILED {type(error).__name__}: {str(error)[:300]}", flush=True)
+            result["config"][name] = dict(error=str(error)[:300])
+            configure()
+            continue
+        cases[name] = case
+        result["config"][name] = case.config
+        result["exact"][name] = case.ok
+        print(f"{name}: tile {case.config['tile']} match {case.config['match']} exact {case.ok}", flush=True)
+    cases["wgprim copy u32"] = CopyCase(n)
+    references(n, cases)
+    print(f"setup {time.time() - t0:.1f} s", flush=True)
+    path = os.path.join(args.out, "sort_profile.json")
+    with open(path, "w") as f:
+        json.dump(result, f, indent=1)
+    times, steps = interleave(cases, args.reps)
+    result["median_ms"] = {name: statistics.median(t) for name, t in times.items()}
+    result["steps"] = {}
+    for name, runs in steps.items():
+        if runs:
+            result["steps"][name] = [(runs[0][i][0], statistics.median(r[i][1] for r in runs))
+                                     for i in range(len(runs[0]))]
+    print(f"\n{'case':34s} {'ms':>8s}  scatter passes (ms; GB/s moved)")
+    for name, ms in result["median_ms"].items():
+        per = [t for label, t in result["steps"].get(name, []) if label == "radix scatter"]
+        moved = 8 * n * (2 if PROFILE.get(name, ("keys",))[0] != "keys" else 1)
+        passes = " ".join(f"{t:.3f}" for t in per)
+        bw = f"; {moved / statistics.median(per) / 1e6:.0f}" if per else ""
+        if name.endswith("copy u32"):
+            bw = f"; {8 * n / ms / 1e6:.0f} GB/s"
+        print(f"{name:34s} {ms:8.3f}  {passes}{bw}")
+    with open(path, "w") as f:
+        json.dump(result, f, indent=1)
+    print("wrote", path)
+
+
+def interleave(cases, reps):
+    for fn in cases.values():  # warm-up
+        for _ in range(3):
+            fn()
+    times = {name: [] for name in cases}
+    steps = {name: [] for name in cases}
+    for _ in range(reps):
+        for name, fn in cases.items():
+            ms, st = fn()
+            times[name].append(ms)
+            if st is not None:
+                steps[name].append(st)
+    return times, steps
+
+
+def gpu_name():
+    try:
+        import subprocess
+        return subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                              capture_output=True, text=True).stdout.strip()
+    except Exception:
+        return "?"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     ap.add_argument("--reps", type=int, default=9)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--profile", action="store_true")
     args = ap.parse_args()
+    if args.profile:
+        return profile_main(args)
     n26, n28 = (2**16, 2**18) if args.quick else (2**26, 2**28)
     result = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "n": n26}
     try:

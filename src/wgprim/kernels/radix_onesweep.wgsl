@@ -94,10 +94,17 @@ fn radix_onesweep_histogram(@builtin(workgroup_id) wid: vec3<u32>,
 @compute @workgroup_size(WG)
 fn radix_onesweep_bins(inv: Invocation) {
   let t = inv.index;
+  let digit = t < RADIX;  // WG may be larger than RADIX: the others add 0
   for (var d = 0u; d < 4u; d++) {
     workgroupBarrier();  // the previous digit's scan has read its workgroup memory
-    let before = block_exclusive_scan(inv, atomicLoad(&hist[d * RADIX + t]));
-    atomicStore(&hist[d * RADIX + t], before);
+    var count = 0u;
+    if (digit) {
+      count = atomicLoad(&hist[d * RADIX + t]);
+    }
+    let before = block_exclusive_scan(inv, count);
+    if (digit) {
+      atomicStore(&hist[d * RADIX + t], before);
+    }
   }
 }
 
@@ -165,28 +172,52 @@ fn onesweep_count_tile(t: u32, tile: u32) {
   workgroupBarrier();
 }
 
+// Invocation t < RADIX publishes tile `group`'s count of digit t: AGGREGATE, or for tile
+// 0 INCLUSIVE (where the digit starts plus the count).
+fn onesweep_publish(t: u32, group: u32, count: u32) {
+  let mine = params.region + group * RADIX + t;
+  if (group == 0u) {
+    atomicStore(&state[mine], FLAG_INCLUSIVE | (atomicLoad(&hist[params.digit * RADIX + t]) + count));
+  } else {
+    atomicStore(&state[mine], FLAG_AGGREGATE | count);
+  }
+}
+
 // Invocation t (digit t) passes its tile's count of digit t; returns where the tile's
 // keys with digit t start in the output. Called by the whole workgroup (barriers);
-// publishes the tile's state words and clears its words of the next pass.
+// publishes the tile's state words and clears its words of the next pass. Invocations
+// t >= RADIX (workgroups larger than RADIX) have no digit: they only take the barriers.
 fn onesweep_offset(t: u32, group: u32, count: u32) -> u32 {
+  return onesweep_lookback(t, group, count, false);
+}
+
+// onesweep_offset for a tile that has published its state words already (`published`:
+// onesweep_publish called before) or not.
+fn onesweep_lookback(t: u32, group: u32, count: u32, published: bool) -> u32 {
+  let has_digit = t < RADIX;
+  let digit = min(t, RADIX - 1u);
   // Workgroup memory is not assumed zero: another kernel may have used it before.
-  atomicStore(&os_fallback[t], 0u);
+  if (has_digit) {
+    atomicStore(&os_fallback[digit], 0u);
+  }
   if (t == 0u) {
     atomicStore(&os_stuck, 0u);
   }
-  let bin = atomicLoad(&hist[params.digit * RADIX + t]);
-  let mine = params.region + group * RADIX + t;
-  let publish = onesweep_publishes(group);
-  if (publish) {
-    if (group == 0u) {
-      atomicStore(&state[mine], FLAG_INCLUSIVE | (bin + count));
-    } else {
-      atomicStore(&state[mine], FLAG_AGGREGATE | count);
-    }
+  let bin = atomicLoad(&hist[params.digit * RADIX + digit]);
+  if (!LOOKBACK) {
+    // Measurement only (results wrong): where the tile's keys would start for uniform keys.
+    return bin + min(group * (TILE / RADIX), params.n / RADIX);
   }
-  atomicStore(&state[params.next_region + group * RADIX + t], 0u);
+  let mine = params.region + group * RADIX + digit;
+  let publish = has_digit && onesweep_publishes(group);
+  if (publish && !published) {
+    onesweep_publish(digit, group, count);
+  }
+  if (has_digit) {
+    atomicStore(&state[params.next_region + group * RADIX + digit], 0u);
+  }
   var exclusive = 0u;
-  var open = group > 0u;  // tiles 0 .. next-1 are not yet summed
+  var open = group > 0u && has_digit;  // tiles 0 .. next-1 are not yet summed
   var next = group;
   for (var round = 0u; round <= group; round++) {
     // Walk back while the predecessors' words are there, without the other digits.
@@ -197,7 +228,7 @@ fn onesweep_offset(t: u32, group: u32, count: u32) -> u32 {
       }
       // The next LOOK_AHEAD predecessors' words at once (independent loads: one memory
       // latency), summed nearest first up to the first one not yet published.
-      let ahead = onesweep_words(t, next);
+      let ahead = onesweep_words(digit, next);
       var k = 0u;
       loop {
         if (k == LOOK_AHEAD || !open || next == 0u) {
@@ -216,7 +247,7 @@ fn onesweep_offset(t: u32, group: u32, count: u32) -> u32 {
       }
       if (k == 0u) {
         // The nearest predecessor has published nothing yet: poll it a bounded number of times.
-        let s = onesweep_poll(params.region + (next - 1u) * RADIX + t);
+        let s = onesweep_poll(params.region + (next - 1u) * RADIX + digit);
         if (s == 0u) {
           stuck = next;
           break;
@@ -248,11 +279,13 @@ fn onesweep_offset(t: u32, group: u32, count: u32) -> u32 {
     // digit still open waits at or below it, so the highest wait drops each round.
     onesweep_count_tile(t, worst - 1u);
     if (stuck == worst) {
-      exclusive += atomicLoad(&os_fallback[t]);
+      exclusive += atomicLoad(&os_fallback[digit]);
       next -= 1u;
     }
     workgroupBarrier();
-    atomicStore(&os_fallback[t], 0u);
+    if (has_digit) {
+      atomicStore(&os_fallback[digit], 0u);
+    }
   }
   if (group == 0u) {
     return bin;
@@ -264,71 +297,30 @@ fn onesweep_offset(t: u32, group: u32, count: u32) -> u32 {
 }
 
 // ---- passes ranked by 4-bit splits (adapters without subgroups) ---------------------------
-var<workgroup> os_start: array<u32, RADIX>;
-var<workgroup> os_end: array<u32, RADIX>;
-
-// After rank_tile: the keys in sorted tile order in `exchange`, each digit's run found,
-// the global offsets looked back for, and `dests` filled for write_keys.
-fn onesweep_place(t: u32, group: u32, valid: u32) {
-  workgroupBarrier();
-  for (var j = 0u; j < ITEMS; j++) {
-    exchange[slot(ranks[j])] = keys[j];
-  }
-  os_start[t] = 0u;
-  os_end[t] = 0u;
-  workgroupBarrier();
-  for (var k = 0u; k < ITEMS; k++) {
-    let p = k * WG + t;
-    if (p < valid) {
-      let d = digit_of(exchange[slot(p)]);
-      if (p == 0u || digit_of(exchange[slot(p - 1u)]) != d) {
-        os_start[d] = p;
-      }
-      if (p + 1u == valid || digit_of(exchange[slot(p + 1u)]) != d) {
-        os_end[d] = p + 1u;
-      }
-    }
-  }
-  workgroupBarrier();
-  let offset = onesweep_offset(t, group, os_end[t] - os_start[t]);
-  digit_base[t] = offset - os_start[t];
-  workgroupBarrier();
-  for (var k = 0u; k < ITEMS; k++) {
-    let p = k * WG + t;
-    dests[k] = digit_base[digit_of(exchange[slot(p)])] + p;
-  }
-}
-
 @compute @workgroup_size(WG)
 fn radix_onesweep_keys(inv: Invocation) {
-  let t = inv.index;
   let index = group_index(inv.wid, inv.nwg);
   if (index >= params.groups) {
     return;
   }
+  let t = inv.index;
   let group = onesweep_tile(t, index);
-  let base = group * TILE;
-  let valid = min(TILE, params.n - base);
-  load_tile_keys(t, base, valid);
-  rank_tile(inv, false);
-  onesweep_place(t, group, valid);
-  write_keys(t, valid);
+  let valid = split_load(t, group);
+  split_rank(inv, valid, false);
+  split_scatter_keys(t, onesweep_offset(t, group, counters[t] - digit_base[t]), valid);
 }
 
 @compute @workgroup_size(WG)
 fn radix_onesweep_pairs(inv: Invocation) {
-  let t = inv.index;
   let index = group_index(inv.wid, inv.nwg);
   if (index >= params.groups) {
     return;
   }
+  let t = inv.index;
   let group = onesweep_tile(t, index);
-  let base = group * TILE;
-  let valid = min(TILE, params.n - base);
-  load_tile_keys(t, base, valid);
-  load_tile_vals(t, base, valid);
-  rank_tile(inv, true);
-  onesweep_place(t, group, valid);
-  write_keys(t, valid);
+  let valid = split_load(t, group);
+  load_tile_vals(t, group * TILE, valid);
+  split_rank(inv, valid, true);
+  split_scatter_keys(t, onesweep_offset(t, group, counters[t] - digit_base[t]), valid);
   write_vals(t, valid);
 }

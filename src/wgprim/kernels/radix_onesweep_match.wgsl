@@ -1,52 +1,71 @@
 // One-sweep passes ranked by subgroup match: joined after radix_sort.wgsl,
-// radix_scatter_match.wgsl (the ranking) and radix_onesweep.wgsl (the look-back, whose
-// comment says how it reads other workgroups' state without waiting for them).
+// radix_scatter_match.wgsl (the ranking and the scatter) and radix_onesweep.wgsl (the
+// look-back, whose comment says how it reads other workgroups' state without waiting for
+// them). The same steps as the multi-pass radix_scatter_match_* but for the offsets.
+//
+// EARLY (preamble constant): count the tile's digits as soon as its keys are loaded and
+// publish them before ranking (as CUB's one-sweep publishes its early counts), so that the
+// tiles after this one find its counts sooner; costs one workgroup atomicAdd per key.
 
-@compute @workgroup_size(WG)
-fn radix_onesweep_match_keys(@builtin(workgroup_id) wid: vec3<u32>,
-                             @builtin(num_workgroups) nwg: vec3<u32>,
-                             @builtin(local_invocation_index) t: u32,
-                             @builtin(subgroup_id) sid: u32,
-                             @builtin(subgroup_invocation_id) lane: u32,
-                             @builtin(subgroup_size) size: u32,
-                             @builtin(num_subgroups) nsg: u32) {
-  let index = group_index(wid, nwg);
-  if (index >= params.groups) {
-    return;
+var<workgroup> os_early: array<atomic<u32>, RADIX>;
+
+fn count_key_item(j: u32) {
+  if (tile_position(j) < m_valid) {
+    atomicAdd(&os_early[digit_of(match_keys[j])], 1u);
   }
-  let group = onesweep_tile(t, index);
-  let base = group * MATCH_TILE;
-  let valid = min(MATCH_TILE, params.n - base);
-  match_context(t, sid, lane, size, base, valid);
-  match_rank_local(sid, lane, size, nsg);
-  let offset = onesweep_offset(t, group, match_digit_count[t]);
-  match_digit_base[t] = offset - match_digit_start[t];
-  match_write_keys();
+}
+
+fn for_count_key() {
+  count_key_item(0u); count_key_item(1u); count_key_item(2u); count_key_item(3u);
+  if (ITEMS > 4u) { count_key_item(4u); count_key_item(5u); count_key_item(6u); count_key_item(7u); }
+  if (ITEMS > 8u) { count_key_item(8u); count_key_item(9u); count_key_item(10u); count_key_item(11u); }
+  if (ITEMS > 12u) { count_key_item(12u); count_key_item(13u); count_key_item(14u); count_key_item(15u); }
+  if (ITEMS > 16u) { count_key_item(16u); count_key_item(17u); count_key_item(18u); count_key_item(19u); }
+  if (ITEMS > 20u) { count_key_item(20u); count_key_item(21u); count_key_item(22u); count_key_item(23u); }
+}
+
+// Steps 1-3 and the tile's offsets (EARLY: counted and published before the ranking).
+fn onesweep_match_rank(inv: MatchInvocation, group: u32) -> u32 {
+  if (!EARLY) {
+    match_rank_local(inv.sid, inv.lane, inv.size, inv.nsg);
+    return onesweep_offset(inv.index, group, match_count(inv.index));
+  }
+  let t = inv.index;
+  if (t < RADIX) {
+    atomicStore(&os_early[t], 0u);
+  }
+  match_load(inv.nsg);
+  workgroupBarrier();
+  for_count_key();
+  workgroupBarrier();
+  let count = atomicLoad(&os_early[min(t, RADIX - 1u)]);
+  if (t < RADIX && onesweep_publishes(group)) {
+    onesweep_publish(t, group, count);
+  }
+  match_rank_loaded(inv.sid, inv.lane, inv.size, inv.nsg);
+  return onesweep_lookback(t, group, select(0u, count, t < RADIX), true);
 }
 
 @compute @workgroup_size(WG)
-fn radix_onesweep_match_pairs(@builtin(workgroup_id) wid: vec3<u32>,
-                              @builtin(num_workgroups) nwg: vec3<u32>,
-                              @builtin(local_invocation_index) t: u32,
-                              @builtin(subgroup_id) sid: u32,
-                              @builtin(subgroup_invocation_id) lane: u32,
-                              @builtin(subgroup_size) size: u32,
-                              @builtin(num_subgroups) nsg: u32) {
-  let index = group_index(wid, nwg);
+fn radix_onesweep_match_keys(inv: MatchInvocation) {
+  let index = group_index(inv.wid, inv.nwg);
   if (index >= params.groups) {
     return;
   }
-  let group = onesweep_tile(t, index);
-  let base = group * MATCH_TILE;
-  let valid = min(MATCH_TILE, params.n - base);
-  match_context(t, sid, lane, size, base, valid);
+  let group = onesweep_tile(inv.index, index);
+  match_begin(inv, group);
+  match_scatter_keys(inv.index, onesweep_match_rank(inv, group));
+}
+
+@compute @workgroup_size(WG)
+fn radix_onesweep_match_pairs(inv: MatchInvocation) {
+  let index = group_index(inv.wid, inv.nwg);
+  if (index >= params.groups) {
+    return;
+  }
+  let group = onesweep_tile(inv.index, index);
+  match_begin(inv, group);
   for_load_val();
-  match_rank_local(sid, lane, size, nsg);
-  let offset = onesweep_offset(t, group, match_digit_count[t]);
-  match_digit_base[t] = offset - match_digit_start[t];
-  match_write_keys();
-  workgroupBarrier();
-  for_move_val();
-  workgroupBarrier();
-  for_write_val();
+  match_scatter_keys(inv.index, onesweep_match_rank(inv, group));
+  match_scatter_vals();
 }

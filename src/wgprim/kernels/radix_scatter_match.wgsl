@@ -1,8 +1,10 @@
 // Radix scatter ranked by subgroup match (the path for adapters with subgroups).
 //
 // Joined after radix_sort.wgsl (its Params, bindings, load_key, digit_of, group_index and
-// the count kernel); the preamble (ops/radix_sort.py) defines WG, ITEMS and MAX_SG, the
-// most subgroups a workgroup may have (the host checks the adapter's subgroups fit).
+// the count kernel); the preamble (ops/radix_sort.py) defines WG (256, 384 or 512: at
+// least one invocation per digit), ITEMS, MAX_SG (the workgroup's subgroups), MASK_WORDS
+// (1 where subgroups have at most 32 lanes: the ranking keeps one word of each ballot, the
+// others are 0) and the measurement variants RANK_MODE, SHUFFLE and LOOKBACK (below).
 // Needs the device's subgroup feature (naga rejects the `enable subgroups;` directive).
 //
 // One dispatch, each workgroup on its own tile of MATCH_TILE keys; nothing is read that another
@@ -26,7 +28,13 @@
 //      its start in the tile.
 //   4. The keys go to their tile positions in workgroup memory, then invocation t writes
 //      tile positions k * WG + t to digit_base[digit] + position: a digit's run is written
-//      by adjacent invocations to adjacent addresses.
+//      by adjacent invocations to adjacent addresses. (SHUFFLE = false, measured: each
+//      invocation writes its own keys to digit_base[digit] + rank, no second move.)
+//
+// Measurement variants (RANK_MODE; benchmarks/sort_h200.py, never shipped as default):
+// 1 ranks every key by one workgroup atomicAdd on its subgroup's counter (ranked, not
+// stable: the cost of the ballots), 2 does no ranking at all (keys keep their tile
+// position and are written back to it: the cost of everything else).
 //
 // Counters: 256 digits x subgroups, u16 halves (digit d of subgroup s in word s * 128 +
 // d % 128, half d / 128; a half holds at most TILE < 65536, so halves never carry). They
@@ -138,9 +146,50 @@ fn same_bit(peers: vec4<u32>, d: u32, b: u32) -> vec4<u32> {
   return peers & select(~ballot, ballot, on);
 }
 
+// The same with one mask word (MASK_WORDS == 1).
+fn same_bit1(peers: u32, d: u32, b: u32) -> u32 {
+  let on = ((d >> b) & 1u) != 0u;
+  let ballot = subgroupBallot(on).x;
+  return peers & select(~ballot, ballot, on);
+}
+
+// Step 2 for item j with one mask word: the same steps as rank_item's.
+fn rank_item1(j: u32, d: u32) {
+  var peers = subgroupBallot(true).x;
+  peers = same_bit1(peers, d, 0u);
+  peers = same_bit1(peers, d, 1u);
+  peers = same_bit1(peers, d, 2u);
+  peers = same_bit1(peers, d, 3u);
+  peers = same_bit1(peers, d, 4u);
+  peers = same_bit1(peers, d, 5u);
+  peers = same_bit1(peers, d, 6u);
+  peers = same_bit1(peers, d, 7u);
+  let lower = peers & m_below.x;
+  let half = (d >> 7u) * 16u;
+  var old = 0u;
+  if (lower == 0u) {
+    old = atomicAdd(&match_shared[m_counters + (d & 127u)], countOneBits(peers) << half);
+  }
+  let first = subgroupShuffle(old, firstTrailingBit(peers));
+  match_ranks[j] = ((first >> half) & 0xffffu) + countOneBits(lower);
+}
+
 // Step 2 for item j (all items j' < j of this subgroup are ranked before).
 fn rank_item(j: u32) {
   let d = digit_of(match_keys[j]);
+  if (RANK_MODE == 1u) {
+    let half = (d >> 7u) * 16u;
+    match_ranks[j] = (atomicAdd(&match_shared[m_counters + (d & 127u)], 1u << half) >> half) & 0xffffu;
+    return;
+  }
+  if (RANK_MODE == 2u) {
+    match_ranks[j] = tile_position(j);
+    return;
+  }
+  if (MASK_WORDS == 1u) {
+    rank_item1(j, d);
+    return;
+  }
   var peers = subgroupBallot(true);
   peers = same_bit(peers, d, 0u);
   peers = same_bit(peers, d, 1u);
@@ -162,6 +211,9 @@ fn rank_item(j: u32) {
 
 // Step 3 for item j: rank within the subgroup's digit run + where that run starts.
 fn place_item(j: u32) {
+  if (RANK_MODE == 2u) {
+    return;
+  }
   let d = digit_of(match_keys[j]);
   let run_start = atomicLoad(&match_shared[m_counters + (d & 127u)]) >> ((d >> 7u) * 16u);
   match_ranks[j] += run_start & 0xffffu;
@@ -180,7 +232,8 @@ fn write_key_item(k: u32) {
   let p = k * WG + m_t;
   if (p < m_valid) {
     var key = atomicLoad(&match_shared[p]);
-    let dest = match_digit_base[digit_of(key)] + p;
+    // RANK_MODE 2 (measurement): back to where the key was read.
+    let dest = select(match_digit_base[digit_of(key)] + p, m_base + p, RANK_MODE == 2u);
     match_dests[k] = dest;
     if ((params.flags & TRANSFORM_OUT) != 0u) {
       key = from_radix(key, params.mode);
@@ -193,6 +246,26 @@ fn write_val_item(k: u32) {
   let p = k * WG + m_t;
   if (p < m_valid) {
     store_val(match_dests[k], atomicLoad(&match_shared[p]));
+  }
+}
+
+// Step 4 without the move through workgroup memory (SHUFFLE = false): item j straight
+// from the invocation that holds it.
+fn write_key_direct_item(j: u32) {
+  if (tile_position(j) < m_valid) {
+    var key = match_keys[j];
+    let dest = select(match_digit_base[digit_of(key)] + match_ranks[j], m_base + tile_position(j), RANK_MODE == 2u);
+    match_dests[j] = dest;
+    if ((params.flags & TRANSFORM_OUT) != 0u) {
+      key = from_radix(key, params.mode);
+    }
+    store_key(dest, key);
+  }
+}
+
+fn write_val_direct_item(j: u32) {
+  if (tile_position(j) < m_valid) {
+    store_val(match_dests[j], match_vals[j]);
   }
 }
 
@@ -259,6 +332,24 @@ fn for_write_key() {
   if (ITEMS > 20u) { write_key_item(20u); write_key_item(21u); write_key_item(22u); write_key_item(23u); }
 }
 
+fn for_write_key_direct() {
+  write_key_direct_item(0u); write_key_direct_item(1u); write_key_direct_item(2u); write_key_direct_item(3u);
+  if (ITEMS > 4u) { write_key_direct_item(4u); write_key_direct_item(5u); write_key_direct_item(6u); write_key_direct_item(7u); }
+  if (ITEMS > 8u) { write_key_direct_item(8u); write_key_direct_item(9u); write_key_direct_item(10u); write_key_direct_item(11u); }
+  if (ITEMS > 12u) { write_key_direct_item(12u); write_key_direct_item(13u); write_key_direct_item(14u); write_key_direct_item(15u); }
+  if (ITEMS > 16u) { write_key_direct_item(16u); write_key_direct_item(17u); write_key_direct_item(18u); write_key_direct_item(19u); }
+  if (ITEMS > 20u) { write_key_direct_item(20u); write_key_direct_item(21u); write_key_direct_item(22u); write_key_direct_item(23u); }
+}
+
+fn for_write_val_direct() {
+  write_val_direct_item(0u); write_val_direct_item(1u); write_val_direct_item(2u); write_val_direct_item(3u);
+  if (ITEMS > 4u) { write_val_direct_item(4u); write_val_direct_item(5u); write_val_direct_item(6u); write_val_direct_item(7u); }
+  if (ITEMS > 8u) { write_val_direct_item(8u); write_val_direct_item(9u); write_val_direct_item(10u); write_val_direct_item(11u); }
+  if (ITEMS > 12u) { write_val_direct_item(12u); write_val_direct_item(13u); write_val_direct_item(14u); write_val_direct_item(15u); }
+  if (ITEMS > 16u) { write_val_direct_item(16u); write_val_direct_item(17u); write_val_direct_item(18u); write_val_direct_item(19u); }
+  if (ITEMS > 20u) { write_val_direct_item(20u); write_val_direct_item(21u); write_val_direct_item(22u); write_val_direct_item(23u); }
+}
+
 fn for_write_val() {
   write_val_item(0u); write_val_item(1u); write_val_item(2u); write_val_item(3u);
   if (ITEMS > 4u) { write_val_item(4u); write_val_item(5u); write_val_item(6u); write_val_item(7u); }
@@ -278,11 +369,20 @@ var<workgroup> match_digit_count: array<u32, RADIX>;
 // before), leaves each key's tile position in match_ranks and fills match_digit_start and
 // match_digit_count. Ends with a barrier.
 fn match_rank_local(sid: u32, lane: u32, size: u32, nsg: u32) {
-  let u = sid * size + lane;
+  match_load(nsg);
+  match_rank_loaded(sid, lane, size, nsg);
+}
+
+// match_rank_local in two halves (one-sweep passes count the loaded keys in between).
+fn match_load(nsg: u32) {
   for (var w = m_t; w < 128u * nsg; w += WG) {
     atomicStore(&match_shared[w], 0u);
   }
   for_load_key();
+}
+
+fn match_rank_loaded(sid: u32, lane: u32, size: u32, nsg: u32) {
+  let u = sid * size + lane;
   workgroupBarrier();
   for_rank();
   workgroupBarrier();
@@ -315,11 +415,18 @@ fn match_rank_local(sid: u32, lane: u32, size: u32, nsg: u32) {
   workgroupBarrier();  // every counter is read before the keys overwrite them
 }
 
-// The multi-pass scatter: global digit offsets from the scan dispatch before this one.
-fn match_rank_tile(t: u32, sid: u32, lane: u32, size: u32, nsg: u32, group: u32) {
-  let offset = offsets[t * params.tiles + params.tile_offset + group];  // fetched early
-  match_rank_local(sid, lane, size, nsg);
-  match_digit_base[t] = offset - match_digit_start[t];
+// Where this tile's keys with digit t go in the output (multi-pass: from the scan
+// dispatch before this one; invocations t >= RADIX have no digit).
+fn match_scan_offset(t: u32, group: u32) -> u32 {
+  if (t >= RADIX) {
+    return 0u;
+  }
+  return offsets[t * params.tiles + params.tile_offset + group];
+}
+
+// The tile's count of digit t (0 for invocations without a digit).
+fn match_count(t: u32) -> u32 {
+  return select(0u, match_digit_count[min(t, RADIX - 1u)], t < RADIX);
 }
 
 fn match_context(t: u32, sid: u32, lane: u32, size: u32, base: u32, valid: u32) {
@@ -333,61 +440,82 @@ fn match_context(t: u32, sid: u32, lane: u32, size: u32, base: u32, valid: u32) 
   m_below = lanes_below(lane);
 }
 
-// Step 4 for the keys: the tile in workgroup memory in sorted order, then written out
-// (fills match_dests for the values).
-fn match_write_keys() {
+// The builtins every match entry point takes.
+struct MatchInvocation {
+  @builtin(local_invocation_index) index: u32,
+  @builtin(workgroup_id) wid: vec3<u32>,
+  @builtin(num_workgroups) nwg: vec3<u32>,
+  @builtin(subgroup_id) sid: u32,
+  @builtin(subgroup_invocation_id) lane: u32,
+  @builtin(subgroup_size) size: u32,
+  @builtin(num_subgroups) nsg: u32,
+}
+
+// The calling invocation's context for tile `group` (before the loads and match_rank_local).
+fn match_begin(inv: MatchInvocation, group: u32) {
+  let base = group * MATCH_TILE;
+  match_context(inv.index, inv.sid, inv.lane, inv.size, base, min(MATCH_TILE, params.n - base));
+}
+
+// Step 4 for the keys: invocation t < RADIX passes where the tile's keys with digit t go.
+fn match_scatter_keys(t: u32, offset: u32) {
+  if (t < RADIX) {
+    match_digit_base[t] = offset - match_digit_start[t];
+  }
+  if (!SHUFFLE) {
+    workgroupBarrier();  // every digit base is there
+    for_write_key_direct();
+    return;
+  }
   for_move_key();
-  workgroupBarrier();
-  for_write_key();
+  workgroupBarrier();  // the sorted tile and every digit base are there
+  for_write_key();  // fills match_dests for the values
 }
 
-@compute @workgroup_size(WG)
-fn radix_scatter_match_keys(@builtin(workgroup_id) wid: vec3<u32>,
-                            @builtin(num_workgroups) nwg: vec3<u32>,
-                            @builtin(local_invocation_index) t: u32,
-                            @builtin(subgroup_id) sid: u32,
-                            @builtin(subgroup_invocation_id) lane: u32,
-                            @builtin(subgroup_size) size: u32,
-                            @builtin(num_subgroups) nsg: u32) {
-  let group = group_index(wid, nwg);
-  if (group >= params.groups) {
+// Step 4 for the values, after the keys' (called from the pairs entry points only, so
+// that the keys pipelines do not bind the values).
+fn match_scatter_vals() {
+  if (!SHUFFLE) {
+    for_write_val_direct();
     return;
   }
-  let base = group * MATCH_TILE;
-  let valid = min(MATCH_TILE, params.n - base);
-  match_context(t, sid, lane, size, base, valid);
-  match_rank_tile(t, sid, lane, size, nsg, group);
-  match_write_keys();
-}
-
-@compute @workgroup_size(WG)
-fn radix_scatter_match_pairs(@builtin(workgroup_id) wid: vec3<u32>,
-                             @builtin(num_workgroups) nwg: vec3<u32>,
-                             @builtin(local_invocation_index) t: u32,
-                             @builtin(subgroup_id) sid: u32,
-                             @builtin(subgroup_invocation_id) lane: u32,
-                             @builtin(subgroup_size) size: u32,
-                             @builtin(num_subgroups) nsg: u32) {
-  let group = group_index(wid, nwg);
-  if (group >= params.groups) {
-    return;
-  }
-  let base = group * MATCH_TILE;
-  let valid = min(MATCH_TILE, params.n - base);
-  match_context(t, sid, lane, size, base, valid);
-  for_load_val();
-  match_rank_tile(t, sid, lane, size, nsg, group);
-  match_write_keys();
-  // The values take the same move as the keys.
   workgroupBarrier();
   for_move_val();
   workgroupBarrier();
   for_write_val();
 }
 
-// How many subgroups a workgroup of WG invocations has on this adapter (the host checks
-// it is at most MAX_SG before choosing this path): the maximum over invocations.
 @compute @workgroup_size(WG)
-fn radix_subgroup_count(@builtin(num_subgroups) nsg: u32) {
+fn radix_scatter_match_keys(inv: MatchInvocation) {
+  let group = group_index(inv.wid, inv.nwg);
+  if (group >= params.groups) {
+    return;
+  }
+  let offset = match_scan_offset(inv.index, group);  // fetched early
+  match_begin(inv, group);
+  match_rank_local(inv.sid, inv.lane, inv.size, inv.nsg);
+  match_scatter_keys(inv.index, offset);
+}
+
+@compute @workgroup_size(WG)
+fn radix_scatter_match_pairs(inv: MatchInvocation) {
+  let group = group_index(inv.wid, inv.nwg);
+  if (group >= params.groups) {
+    return;
+  }
+  let offset = match_scan_offset(inv.index, group);
+  match_begin(inv, group);
+  for_load_val();
+  match_rank_local(inv.sid, inv.lane, inv.size, inv.nsg);
+  match_scatter_keys(inv.index, offset);
+  match_scatter_vals();
+}
+
+// How many subgroups a workgroup of WG invocations has on this adapter and how many lanes
+// the largest has (key_bits[1] holds the complement: radix_probe_init sets it to all
+// ones, so atomicMin keeps the largest).
+@compute @workgroup_size(WG)
+fn radix_subgroup_count(@builtin(num_subgroups) nsg: u32, @builtin(subgroup_size) size: u32) {
   atomicMax(&key_bits[0], nsg);
+  atomicMin(&key_bits[1], ~size);
 }

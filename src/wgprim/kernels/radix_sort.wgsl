@@ -307,35 +307,65 @@ fn rank_tile(inv: Invocation, with_values: bool) {
   rank_4bits(inv, params.shift + 4u);
 }
 
-// Put the keys at their sorted tile positions and compute, for the keys an invocation
-// will write (tile positions k * WG + t: adjacent invocations write adjacent addresses),
-// their global destinations. Returns nothing; fills `dests` and leaves the sorted tile
-// in `exchange`.
-fn place_tile(t: u32, group: u32, valid: u32) {
+// Put the keys at their sorted tile positions in `exchange` and find each digit's run in
+// them: digit_base[d] .. counters[d] (start and end, both 0 for digits the tile lacks;
+// the ranking's counters are free by then, which keeps the pass in 16 KiB).
+fn sort_tile_runs(t: u32, valid: u32) {
   workgroupBarrier();
   for (var j = 0u; j < ITEMS; j++) {
     exchange[slot(ranks[j])] = keys[j];
   }
-  for (var d = t; d < RADIX; d += WG) {
-    digit_base[d] = offsets[d * params.tiles + params.tile_offset + group];
-  }
+  digit_base[t] = 0u;
+  counters[t] = 0u;
   workgroupBarrier();
-  // Where a digit's run starts in the sorted tile, make digit_base[d] + p its global
-  // position: exactly one invocation sees each run's start.
+  // Exactly one invocation sees each run's start, one its end.
   for (var k = 0u; k < ITEMS; k++) {
     let p = k * WG + t;
     if (p < valid) {
       let d = digit_of(exchange[slot(p)]);
       if (p == 0u || digit_of(exchange[slot(p - 1u)]) != d) {
-        digit_base[d] = digit_base[d] - p;
+        digit_base[d] = p;
+      }
+      if (p + 1u == valid || digit_of(exchange[slot(p + 1u)]) != d) {
+        counters[d] = p + 1u;
       }
     }
   }
+  workgroupBarrier();
+}
+
+// Invocation t passes where the tile's keys with digit t go in the output; fills `dests`
+// for the keys an invocation writes (tile positions k * WG + t: adjacent invocations write
+// adjacent addresses).
+fn tile_dests(t: u32, offset: u32) {
+  digit_base[t] = offset - digit_base[t];  // only invocation t touches word t here
   workgroupBarrier();
   for (var k = 0u; k < ITEMS; k++) {
     let p = k * WG + t;
     dests[k] = digit_base[digit_of(exchange[slot(p)])] + p;
   }
+}
+
+// Loads tile `group`'s keys; returns how many it has. (The values are loaded by the
+// caller, with load_tile_vals: functions that touch the value bindings are called only
+// from the pairs entry points, so that the keys pipelines do not bind them.)
+fn split_load(t: u32, group: u32) -> u32 {
+  let valid = min(TILE, params.n - group * TILE);
+  load_tile_keys(t, group * TILE, valid);
+  return valid;
+}
+
+// The loaded tile ranked (its values moved along) and sorted in workgroup memory, its
+// digit runs found.
+fn split_rank(inv: Invocation, valid: u32, with_values: bool) {
+  rank_tile(inv, with_values);
+  sort_tile_runs(inv.index, valid);
+}
+
+// After split_rank: invocation t passes the global offset of the tile's digit t.
+fn split_scatter_keys(t: u32, offset: u32, valid: u32) {
+  tile_dests(t, offset);
+  write_keys(t, valid);
 }
 
 fn write_keys(t: u32, valid: u32) {
@@ -349,21 +379,6 @@ fn write_keys(t: u32, valid: u32) {
       store_key(dests[k], key);
     }
   }
-}
-
-@compute @workgroup_size(WG)
-fn radix_scatter_keys(inv: Invocation) {
-  let t = inv.index;
-  let group = group_index(inv.wid, inv.nwg);
-  if (group >= params.groups) {
-    return;
-  }
-  let base = group * TILE;
-  let valid = min(TILE, params.n - base);
-  load_tile_keys(t, base, valid);
-  rank_tile(inv, false);
-  place_tile(t, group, valid);
-  write_keys(t, valid);
 }
 
 // The values take the same final move as the keys (after write_keys): through the
@@ -382,19 +397,30 @@ fn write_vals(t: u32, valid: u32) {
   }
 }
 
+fn scan_offset(t: u32, group: u32) -> u32 {
+  return offsets[t * params.tiles + params.tile_offset + group];
+}
+
 @compute @workgroup_size(WG)
-fn radix_scatter_pairs(inv: Invocation) {
-  let t = inv.index;
+fn radix_scatter_keys(inv: Invocation) {
   let group = group_index(inv.wid, inv.nwg);
   if (group >= params.groups) {
     return;
   }
-  let base = group * TILE;
-  let valid = min(TILE, params.n - base);
-  load_tile_keys(t, base, valid);
-  load_tile_vals(t, base, valid);
-  rank_tile(inv, true);
-  place_tile(t, group, valid);
-  write_keys(t, valid);
-  write_vals(t, valid);
+  let valid = split_load(inv.index, group);
+  split_rank(inv, valid, false);
+  split_scatter_keys(inv.index, scan_offset(inv.index, group), valid);
+}
+
+@compute @workgroup_size(WG)
+fn radix_scatter_pairs(inv: Invocation) {
+  let group = group_index(inv.wid, inv.nwg);
+  if (group >= params.groups) {
+    return;
+  }
+  let valid = split_load(inv.index, group);
+  load_tile_vals(inv.index, group * TILE, valid);
+  split_rank(inv, valid, true);
+  split_scatter_keys(inv.index, scan_offset(inv.index, group), valid);
+  write_vals(inv.index, valid);
 }

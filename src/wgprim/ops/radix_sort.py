@@ -35,7 +35,28 @@ WG = 256
 # the most subgroups per workgroup its counters have room for (subgroups of 8 invocations
 # or more). On an H200, 2^26 u32 keys: 16 per invocation 3.86 ms, 12 4.07, 8 4.96, 4 7.10.
 MATCH_ITEMS = 16
-MAX_SUBGROUPS = 32
+# Invocations per workgroup of the match path (256, 384 or 512: its tile is MATCH_WG *
+# MATCH_ITEMS keys; the split path always has WG) and the most subgroups such a workgroup
+# may have (its per-subgroup counters are sized for the subgroups it really has).
+MATCH_WG = 256
+MAX_SUBGROUPS = 64
+# Ranking masks: "auto" (one u32 where the adapter's subgroups have at most 32 lanes, else
+# the vec4 of a ballot) or "vec4" (always the four words).
+MATCH_MASKS = "auto"
+# How the match path writes: True: the tile goes through workgroup memory in sorted order
+# so adjacent invocations write adjacent addresses; False: each key straight from its
+# invocation to its destination.
+MATCH_SHUFFLE = True
+# Measurement only (benchmarks/sort_h200.py; the results are NOT sorted unless "match"):
+# "match" (the ranking), "atomic" (each key takes its rank with one workgroup atomicAdd:
+# ranked, but not stable) or "none" (no ranking: keys keep their tile position).
+MATCH_RANK = "match"
+# Measurement only: False makes one-sweep passes skip the look-back (offsets estimated,
+# results wrong).
+ONESWEEP_LOOKBACK = True
+# One-sweep match passes: count each tile's digits right after loading its keys and publish
+# them before ranking (kernels/radix_onesweep_match.wgsl), or publish after the ranking.
+ONESWEEP_EARLY = False
 # Tests set this to False to run the split-ranking scatter on an adapter with subgroups.
 USE_MATCH = True
 RADIX = 256
@@ -78,53 +99,85 @@ def items_per_invocation(device: Device) -> int:
     raise ValueError("this device's workgroup memory is too small for the radix sort")
 
 
-def preamble(device: Device, items: int) -> str:
+def preamble(device: Device, items: int, wg: int = WG) -> str:
     """Constants and the block scan (subgroup path where the device has subgroups)."""
-    constants = f"const WG: u32 = {WG}u;\nconst ITEMS: u32 = {items}u;\n" + kernel_source(("order_key", "radix_keys"))
-    return constants + block_scan.scan_preamble(device, "u32")
+    constants = (f"const WG: u32 = {wg}u;\nconst ITEMS: u32 = {items}u;\n"
+                 f"const LOOKBACK: bool = {str(ONESWEEP_LOOKBACK).lower()};\n")
+    return constants + kernel_source(("order_key", "radix_keys")) + block_scan.scan_preamble(device, "u32")
+
+
+def match_shared_bytes(items: int, subgroups: int) -> int:
+    """Workgroup memory of the match scatter: the tile (or the counters, which share it),
+    digit bases, starts and counts, subgroup totals."""
+    return 4 * max(MATCH_WG * items, 128 * subgroups) + 4 * (3 * RADIX + subgroups)
 
 
 def match_items(device: Device) -> int:
-    """Keys per invocation of the match path (its tile is WG * this), or 0 where the match
-    path does not apply: no subgroups, more than MAX_SUBGROUPS subgroups per workgroup, or
-    too little workgroup memory."""
+    """Keys per invocation of the match path (its tile is MATCH_WG * this), or 0 where the
+    match path does not apply: no subgroups, more than MAX_SUBGROUPS subgroups per
+    workgroup, or too little workgroup memory."""
     if not (USE_MATCH and device.has_subgroups):
         return 0
     if MATCH_ITEMS not in (4, 8, 12, 16, 20, 24):  # the kernel's for_* functions cover these
         raise ValueError(f"MATCH_ITEMS must be 4, 8, 12, 16, 20 or 24, not {MATCH_ITEMS}")
-    if subgroups_per_workgroup(device) > MAX_SUBGROUPS:
+    if MATCH_WG not in (256, 384, 512):  # at least one invocation per digit
+        raise ValueError(f"MATCH_WG must be 256, 384 or 512, not {MATCH_WG}")
+    subgroups = subgroups_per_workgroup(device)[0]
+    if subgroups > MAX_SUBGROUPS:
         return 0
     for items in (MATCH_ITEMS, 4):
-        shared = 4 * max(WG * items, 128 * MAX_SUBGROUPS) + 4 * (RADIX + MAX_SUBGROUPS)
-        if shared <= device.max_workgroup_storage:
+        if match_shared_bytes(items, subgroups) <= device.max_workgroup_storage:
             return items
     return 0
 
 
 def match_preamble(device: Device, items: int) -> str:
-    """The preamble of the split path plus MAX_SG (kernels radix_sort + radix_scatter_match)."""
-    return preamble(device, items) + f"const MAX_SG: u32 = {MAX_SUBGROUPS}u;\n"
+    """Constants and block scan for a workgroup of MATCH_WG (kernels radix_sort +
+    radix_scatter_match): MAX_SG (the workgroup's subgroups), MASK_WORDS (ballot words
+    the ranking keeps), RANK_MODE, SHUFFLE and LOOKBACK (measurement variants)."""
+    subgroups, lanes = subgroups_per_workgroup(device)
+    return _match_preamble(device, items, subgroups, lanes)
 
 
-def subgroups_per_workgroup(device: Device) -> int:
-    """Subgroups in a workgroup of WG invocations (probed once per device)."""
+def _match_preamble(device: Device, items: int, subgroups: int, lanes: int) -> str:
+    words = 1 if (MATCH_MASKS == "auto" and 0 < lanes <= 32) else 4
+    rank = {"match": 0, "atomic": 1, "none": 2}[MATCH_RANK]
+    return (preamble(device, items, MATCH_WG)
+            + f"const MAX_SG: u32 = {max(subgroups, 1)}u;\nconst MASK_WORDS: u32 = {words}u;\n"
+            f"const RANK_MODE: u32 = {rank}u;\nconst SHUFFLE: bool = {str(MATCH_SHUFFLE).lower()};\n"
+            f"const EARLY: bool = {str(ONESWEEP_EARLY).lower()};\n")
+
+
+def subgroups_per_workgroup(device: Device) -> tuple[int, int]:
+    """(subgroups in a workgroup of MATCH_WG invocations, lanes of the largest), probed
+    once per device and workgroup size."""
     cache = device.cache("probes")
-    if "radix subgroups" not in cache:
+    key = ("radix subgroups", MATCH_WG)
+    if key not in cache:
         try:
-            pipes = [get_pipeline(device, ("radix_sort", "radix_scatter_match"), match_preamble(device, 4), entry)
+            pipes = [get_pipeline(device, ("radix_sort", "radix_scatter_match"),
+                                  _match_preamble(device, 4, MAX_SUBGROUPS, 128), entry)
                      for entry in ("radix_probe_init", "radix_subgroup_count")]
         except Exception:
-            cache["radix subgroups"] = WG  # cannot tell: not the match path
-            return WG
+            cache[key] = (MATCH_WG, 0)  # cannot tell: not the match path
+            return cache[key]
         p = Program(device, label="radix subgroup probe", transient=False)
         bits = p.temp(16)
         p.dispatch("probe", pipes[0], {7: bits}, 1)
         p.dispatch("probe", pipes[1], {7: bits}, 1)
         p.run(alone=True)  # a probe inside a batch reads its own result, not the batch's
-        count = int(p.read(bits, 0, 4, np.uint32, alone=True)[0])
+        count, lanes = (int(v) for v in p.read(bits, 0, 8, np.uint32, alone=True))
+        lanes = ~lanes & 0xFFFFFFFF  # the kernel keeps the complement of the largest
         p.release()
-        cache["radix subgroups"] = count if count > 0 else WG
-    return cache["radix subgroups"]
+        cache[key] = (count, lanes) if count > 0 else (MATCH_WG, 0)
+    return cache[key]
+
+
+def config_key() -> tuple:
+    """The module settings a RadixSorter's pipelines depend on (ops/sort.py caches sorters
+    by them)."""
+    return (USE_MATCH, MATCH_ITEMS, MATCH_WG, MATCH_MASKS, MATCH_SHUFFLE, MATCH_RANK, ONESWEEP_LOOKBACK,
+            ONESWEEP_EARLY)
 
 
 def varying_digits(key_or: int, key_and: int) -> tuple[int, ...]:
@@ -160,7 +213,7 @@ class RadixSorter:
             pre = preamble(device, self.items)
             files = "radix_sort"
             entries = {e: e for e in ("radix_probe_init", "radix_probe", "radix_count", "radix_scatter_keys", "radix_scatter_pairs")}
-        self.tile = WG * self.items
+        self.tile = (MATCH_WG if self.match else WG) * self.items
         self.pipes = {name: get_pipeline(device, files, pre, entry) for name, entry in entries.items()}
         self.scan = ScanRecorder(device, np.dtype(np.uint32), "sum")
         self._onesweep_files = (files if isinstance(files, tuple) else (files,)) + (
@@ -183,9 +236,10 @@ class RadixSorter:
         """Workgroup memory of the one-sweep pass (besides what the ranking already uses)."""
         lookback = 4 * (RADIX + 2)
         if self.match:
-            ranking = 4 * max(self.tile, 128 * MAX_SUBGROUPS) + 4 * (3 * RADIX + MAX_SUBGROUPS)
+            lookback += 4 * RADIX  # the early counts
+            ranking = match_shared_bytes(self.items, subgroups_per_workgroup(self.device)[0])
         else:
-            ranking = 4 * (self.tile + self.tile // 32) + 4 * (8 * WG + RADIX + WG) + 4 * 2 * RADIX
+            ranking = 4 * (self.tile + self.tile // 32) + 4 * (8 * WG + RADIX + WG)
         return ranking + lookback
 
     def uses_onesweep(self, n: int, pairs: bool = False) -> bool:

@@ -45,7 +45,7 @@ def _radix(device, dtype, descending: bool) -> RadixSorter:
     """RadixSorter cached per device (pipelines are cached anyway; this keeps the lookups out
     of the hot path)."""
     cache = device.cache("radix sorters")
-    key = (dtype, bool(descending), device.has_subgroups, radix_sort.USE_MATCH, radix_sort.MATCH_ITEMS)
+    key = (dtype, bool(descending), device.has_subgroups) + radix_sort.config_key()
     if key not in cache:
         cache[key] = RadixSorter(device, dtype, descending)
     return cache[key]
