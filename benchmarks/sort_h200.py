@@ -92,15 +92,15 @@ def correctness(sizes):
     return rows
 
 
-def forced_fallback(n_all, n_silent):
+def forced_fallback(n_all, n_silent, config=None):
     """Exact results when every look-back falls back (spin 0) and when every 3rd tile never
-    publishes (its successors count its keys)."""
+    publishes (its successors count its keys), one-sweep passes under `config`."""
     out = []
     for spin, fault, n in ((0, 0, n_all), (64, 3, n_silent), (0, 5, n_all)):
-        configure(ONESWEEP_SPIN=spin, ONESWEEP_FAULT=fault)
+        configure(**{**(config or {}), "USE_ONESWEEP": True}, ONESWEEP_SPIN=spin, ONESWEEP_FAULT=fault)
         x = keys_of("f32", n, seed=spin + fault)
         ok = np.array_equal(sort(x).numpy(), np.sort(x)) and check_argsort(x, argsort(x).numpy())
-        out.append(dict(spin=spin, fault=fault, n=n, ok=ok))
+        out.append(dict(spin=spin, fault=fault, n=n, ok=bool(ok)))
         print(f"forced fallback spin={spin} fault={fault} n={n}: {ok}", flush=True)
     configure()
     return out
@@ -136,48 +136,54 @@ class WgUnique:
 
 
 # -- profile: where a scatter pass spends its time ------------------------------------------
-# name -> (what, config, exact). Variants marked not exact move the keys through the same
-# kernel with a step stripped out (results not sorted): they are timed, not checked.
-PROFILE = {
-    "multi base": ("keys", dict(USE_ONESWEEP=False), True),
-    "multi vec4-masks": ("keys", dict(USE_ONESWEEP=False, MATCH_MASKS="vec4"), True),
-    "multi rank=atomic": ("keys", dict(USE_ONESWEEP=False, MATCH_RANK="atomic"), False),
-    "multi rank=none": ("keys", dict(USE_ONESWEEP=False, MATCH_RANK="none"), False),
-    "multi direct-writes": ("keys", dict(USE_ONESWEEP=False, MATCH_SHUFFLE=False), True),
-    "multi wg256x8": ("keys", dict(USE_ONESWEEP=False, MATCH_ITEMS=8), True),
-    "multi wg256x12": ("keys", dict(USE_ONESWEEP=False, MATCH_ITEMS=12), True),
-    "multi wg256x20": ("keys", dict(USE_ONESWEEP=False, MATCH_ITEMS=20), True),
-    "multi wg384x12": ("keys", dict(USE_ONESWEEP=False, MATCH_WG=384, MATCH_ITEMS=12), True),
-    "multi wg384x16": ("keys", dict(USE_ONESWEEP=False, MATCH_WG=384, MATCH_ITEMS=16), True),
-    "multi wg384x20": ("keys", dict(USE_ONESWEEP=False, MATCH_WG=384, MATCH_ITEMS=20), True),
-    "multi wg512x8": ("keys", dict(USE_ONESWEEP=False, MATCH_WG=512, MATCH_ITEMS=8), True),
-    "multi wg512x12": ("keys", dict(USE_ONESWEEP=False, MATCH_WG=512, MATCH_ITEMS=12), True),
-    "multi wg512x16": ("keys", dict(USE_ONESWEEP=False, MATCH_WG=512, MATCH_ITEMS=16), True),
-    "one base": ("keys", dict(USE_ONESWEEP=True), True),
-    "one vec4-masks": ("keys", dict(USE_ONESWEEP=True, MATCH_MASKS="vec4"), True),
-    "one no-lookback": ("keys", dict(USE_ONESWEEP=True, ONESWEEP_LOOKBACK=False), False),
-    "one rank=none": ("keys", dict(USE_ONESWEEP=True, MATCH_RANK="none"), False),
-    "one rank=none no-lookback": ("keys", dict(USE_ONESWEEP=True, MATCH_RANK="none", ONESWEEP_LOOKBACK=False), False),
-    "one direct-writes": ("keys", dict(USE_ONESWEEP=True, MATCH_SHUFFLE=False), True),
-    "one early": ("keys", dict(USE_ONESWEEP=True, ONESWEEP_EARLY=True), True),
-    "one early spin0": ("keys", dict(USE_ONESWEEP=True, ONESWEEP_EARLY=True, ONESWEEP_SPIN=0), True),
-    "one wg384x16 early": ("keys", dict(USE_ONESWEEP=True, MATCH_WG=384, MATCH_ITEMS=16, ONESWEEP_EARLY=True), True),
-    "one wg512x16 early": ("keys", dict(USE_ONESWEEP=True, MATCH_WG=512, MATCH_ITEMS=16, ONESWEEP_EARLY=True), True),
-    "one wg384x16": ("keys", dict(USE_ONESWEEP=True, MATCH_WG=384, MATCH_ITEMS=16), True),
-    "one wg512x12": ("keys", dict(USE_ONESWEEP=True, MATCH_WG=512, MATCH_ITEMS=12), True),
-    "one wg512x16": ("keys", dict(USE_ONESWEEP=True, MATCH_WG=512, MATCH_ITEMS=16), True),
-    "multi base pairs": ("pairs", dict(USE_ONESWEEP=False), True),
-    "one base pairs": ("pairs", dict(USE_ONESWEEP=True), True),
-    "one vec4-masks pairs": ("pairs", dict(USE_ONESWEEP=True, MATCH_MASKS="vec4"), True),
-    "one direct-writes pairs": ("pairs", dict(USE_ONESWEEP=True, MATCH_SHUFFLE=False), True),
-    "one wg384x16 pairs": ("pairs", dict(USE_ONESWEEP=True, MATCH_WG=384, MATCH_ITEMS=16), True),
-    "one wg512x12 pairs": ("pairs", dict(USE_ONESWEEP=True, MATCH_WG=512, MATCH_ITEMS=12), True),
-    "one wg512x16 pairs": ("pairs", dict(USE_ONESWEEP=True, MATCH_WG=512, MATCH_ITEMS=16), True),
-    "one early pairs": ("pairs", dict(USE_ONESWEEP=True, ONESWEEP_EARLY=True), True),
-    "one wg512x16 early pairs": ("pairs", dict(USE_ONESWEEP=True, MATCH_WG=512, MATCH_ITEMS=16,
-                                               ONESWEEP_EARLY=True), True),
-    "one base argsort": ("argsort", dict(USE_ONESWEEP=True), True),
+# Shapes of the match path compared as a grid: each in both schedules, keys and pairs
+# (the one-sweep passes with early counts). name -> settings.
+SHAPES = {
+    "wg256x16": dict(),
+    "wg256x16 direct": dict(MATCH_SHUFFLE=False),
+    "wg384x16": dict(MATCH_WG=384, MATCH_ITEMS=16),
+    "wg512x12": dict(MATCH_WG=512, MATCH_ITEMS=12),
+    "wg512x16": dict(MATCH_WG=512, MATCH_ITEMS=16),
 }
+# name -> (what, config, exact). Variants not exact move the keys through the same kernel
+# with a step stripped out (results not sorted): they are timed, not checked.
+PROFILE = {}
+for _shape, _config in SHAPES.items():
+    for _what in ("keys", "pairs"):
+        PROFILE[f"multi {_shape} {_what}"] = (_what, dict(USE_ONESWEEP=False, **_config), True)
+        PROFILE[f"one {_shape} {_what}"] = (_what, dict(USE_ONESWEEP=True, ONESWEEP_EARLY=True, **_config), True)
+PROFILE.update({
+    "one wg256x16 late keys": ("keys", dict(USE_ONESWEEP=True), True),
+    "one wg256x16 late pairs": ("pairs", dict(USE_ONESWEEP=True), True),
+    "multi wg256x16 vec4-masks keys": ("keys", dict(USE_ONESWEEP=False, MATCH_MASKS="vec4"), True),
+    "one wg256x16 late vec4-masks keys": ("keys", dict(USE_ONESWEEP=True, MATCH_MASKS="vec4"), True),
+    "multi wg256x16 rank=atomic keys": ("keys", dict(USE_ONESWEEP=False, MATCH_RANK="atomic"), False),
+    "multi wg256x16 rank=none keys": ("keys", dict(USE_ONESWEEP=False, MATCH_RANK="none"), False),
+    "one wg256x16 no-lookback keys": ("keys", dict(USE_ONESWEEP=True, ONESWEEP_LOOKBACK=False), False),
+    "one wg256x16 rank=none keys": ("keys", dict(USE_ONESWEEP=True, ONESWEEP_EARLY=True, MATCH_RANK="none"), False),
+    "one wg256x16 rank=none no-lookback keys": ("keys", dict(USE_ONESWEEP=True, MATCH_RANK="none",
+                                                             ONESWEEP_LOOKBACK=False), False),
+})
+
+
+def pick(medians):
+    """The shape with the least keys + pairs time (each in its faster schedule) and the
+    schedule setting that goes with it: (shape, settings for radix_sort)."""
+    best = None
+    for shape, config in SHAPES.items():
+        ms = {(k, w): medians.get(f"{k} {shape} {w}") for k in ("multi", "one") for w in ("keys", "pairs")}
+        if any(v is None for v in ms.values()):
+            continue
+        keys_one = ms[("one", "keys")] < ms[("multi", "keys")]
+        pairs_one = ms[("one", "pairs")] < ms[("multi", "pairs")]
+        score = min(ms[("one", "keys")], ms[("multi", "keys")]) + min(ms[("one", "pairs")], ms[("multi", "pairs")])
+        if keys_one and not pairs_one:  # no setting for that: take the better of all-one and all-multi
+            keys_one = pairs_one = ms[("one", "keys")] + ms[("one", "pairs")] < ms[("multi", "keys")] + ms[("multi", "pairs")]
+            score = ms[("one" if keys_one else "multi", "keys")] + ms[("one" if keys_one else "multi", "pairs")]
+        use = True if keys_one else ("pairs" if pairs_one else False)
+        if best is None or score < best[0]:
+            best = (score, shape, dict(USE_ONESWEEP=use, ONESWEEP_EARLY=True, **config))
+    return best[1], best[2]
 
 
 class SharedInputCase(WgCase):
@@ -290,7 +296,7 @@ def profile_main(args):
     print(f"\n{'case':34s} {'ms':>8s}  scatter passes (ms; GB/s moved)")
     for name, ms in result["median_ms"].items():
         per = [t for label, t in result["steps"].get(name, []) if label == "radix scatter"]
-        moved = 8 * n * (2 if PROFILE.get(name, ("keys",))[0] != "keys" else 1)
+        moved = 8 * n * (2 if PROFILE.get(name, ("keys",))[0] != "keys" else 1)  # argsort: index reads are free
         passes = " ".join(f"{t:.3f}" for t in per)
         bw = f"; {moved / statistics.median(per) / 1e6:.0f}" if per else ""
         if name.endswith("copy u32"):
@@ -298,7 +304,31 @@ def profile_main(args):
         print(f"{name:34s} {ms:8.3f}  {passes}{bw}")
     with open(path, "w") as f:
         json.dump(result, f, indent=1)
-    print("wrote", path)
+    print("wrote", path, flush=True)
+    if args.bench_json:
+        shape, config = pick({k: v for k, v in result["median_ms"].items() if result["exact"].get(k)})
+        result["picked"] = dict(shape=shape, config=config)
+        print("picked", shape, config, flush=True)
+        configure(**config)
+        result["fallback"] = forced_fallback(2**20 if args.quick else 2**22, 2**21 if args.quick else 2**24,
+                                             config)
+        with open(path, "w") as f:
+            json.dump(result, f, indent=1)
+        bench(args, config)
+
+
+def bench(args, config):
+    """The target rows through `wgprim bench`, in this process, under `config`."""
+    from wgprim.cli import main as cli
+    configure(**config)
+    size = "2^16" if args.quick else "2^26"
+    refs = "" if args.quick else "cupy,torch"
+    base = args.bench_json[:-5] if args.bench_json.endswith(".json") else args.bench_json
+    cli(["bench", "sort", "argsort", "sort_pairs", "unique", "--sizes", size, "--dtype", "uint32",
+         "--compare", refs, "--json", base + "-a.json"])
+    cli(["bench", "sort", "--sizes", size, "--dtype", "float32,int32", "--compare", refs, "--json", base + "-b.json"])
+    cli(["bench", "argsort", "unique", "--sizes", size, "--dtype", "float32,int32", "--compare", refs,
+         "--json", base + "-c.json"])
 
 
 def interleave(cases, reps):
@@ -331,6 +361,8 @@ def main():
     ap.add_argument("--reps", type=int, default=9)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--bench-json", help="with --profile: then configure the winner and record the target rows "
+                                         "through `wgprim bench` into FILE-a/-b/-c.json")
     args = ap.parse_args()
     if args.profile:
         return profile_main(args)
