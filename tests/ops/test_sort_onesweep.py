@@ -247,3 +247,57 @@ def test_larger_match_tiles(items, onesweep, monkeypatch):
     x[::4] = np.round(x[::4] / 100)
     check_all(x)
     check_all(x, descending=True)
+
+
+# Match-path shapes and variants (ops/radix_sort.py constants), each in both schedules with
+# look-backs that fall back: workgroups larger than the radix (invocations without a digit),
+# late publication (after the ranking), four-word ranking masks, direct writes.
+MATCH_VARIANTS = {
+    "late": dict(ONESWEEP_EARLY=False),
+    "wg384": dict(MATCH_WG=384),
+    "wg384x8-late": dict(MATCH_WG=384, MATCH_ITEMS=8, ONESWEEP_EARLY=False),
+    "wg512x4": dict(MATCH_WG=512, MATCH_ITEMS=4),
+    "vec4-masks": dict(MATCH_MASKS="vec4"),
+    "direct-writes": dict(MATCH_SHUFFLE=False),
+}
+
+
+@pytest.mark.parametrize("variant", list(MATCH_VARIANTS))
+@pytest.mark.parametrize("onesweep,spin,fault", [(True, 0, 0), (True, 1, 3), (False, 0, 0)])
+def test_match_variants(variant, onesweep, spin, fault, monkeypatch):
+    if not get_device().has_subgroups:
+        pytest.skip("adapter has no subgroups")
+    for name, value in {**MATCH_VARIANTS[variant], "USE_ONESWEEP": onesweep, "ONESWEEP_SPIN": spin,
+                        "ONESWEEP_FAULT": fault}.items():
+        monkeypatch.setattr(radix_sort, name, value)
+    sorter = _radix(get_device(), np.dtype(np.float32), False)
+    if not sorter.match:
+        pytest.skip("the adapter's subgroups do not fit this shape's workgroup memory")
+    assert sorter.tile == radix_sort.MATCH_WG * sorter.items
+    assert sorter.uses_onesweep(sorter.tile * 3) == onesweep
+    rng = np.random.default_rng([len(variant), spin, fault])
+    for dtype in DTYPES:
+        x = random_keys(5 * sorter.tile + 123, dtype, rng)
+        check_all(x, descending=dtype == np.int32)
+    dup = rng.integers(-3, 3, 3 * sorter.tile + 5).astype(np.int32)  # long runs of one digit
+    check_all(dup)
+
+
+@pytest.mark.parametrize("onesweep", [True, False])
+def test_measurement_variants_run(onesweep, monkeypatch):
+    """The stripped-down passes benchmarks/sort_h200.py times: without ranking every key
+    goes back where it was read (the sort returns its input), ranking by atomics keeps the
+    keys (in some order), and the pass without look-back runs."""
+    if not get_device().has_subgroups:
+        pytest.skip("adapter has no subgroups")
+    monkeypatch.setattr(radix_sort, "USE_ONESWEEP", onesweep)
+    x = random_keys(20_011, np.uint32, np.random.default_rng(7))
+    monkeypatch.setattr(radix_sort, "MATCH_RANK", "none")
+    if not _radix(get_device(), np.dtype(np.uint32), False).match:
+        pytest.skip("adapter's subgroups do not fit the match path")
+    np.testing.assert_array_equal(sort(x).numpy(), x)
+    monkeypatch.setattr(radix_sort, "MATCH_RANK", "atomic")
+    np.testing.assert_array_equal(np.sort(sort(x).numpy()), np.sort(x))
+    monkeypatch.setattr(radix_sort, "MATCH_RANK", "match")
+    monkeypatch.setattr(radix_sort, "ONESWEEP_LOOKBACK", False)
+    assert sort(x).numpy().shape == x.shape

@@ -37,26 +37,29 @@ WG = 256
 MATCH_ITEMS = 16
 # Invocations per workgroup of the match path (256, 384 or 512: its tile is MATCH_WG *
 # MATCH_ITEMS keys; the split path always has WG) and the most subgroups such a workgroup
-# may have (its per-subgroup counters are sized for the subgroups it really has).
+# may have (its per-subgroup counters are sized for the subgroups it really has). H200,
+# 2^26 u32 keys, multi-pass: 256 x 16 3.92 ms, 512 x 16 4.27, 512 x 12 4.59, 384 x 16 4.99
+# (benchmarks/h200-2026-12-01-sort-profile.json; docs/sort.md).
 MATCH_WG = 256
 MAX_SUBGROUPS = 64
 # Ranking masks: "auto" (one u32 where the adapter's subgroups have at most 32 lanes, else
-# the vec4 of a ballot) or "vec4" (always the four words).
+# the vec4 of a ballot) or "vec4" (always the four words). H200: 3.92 against 3.94 ms.
 MATCH_MASKS = "auto"
 # How the match path writes: True: the tile goes through workgroup memory in sorted order
 # so adjacent invocations write adjacent addresses; False: each key straight from its
-# invocation to its destination.
+# invocation to its destination (H200: 1.40 instead of 0.69 ms per pass).
 MATCH_SHUFFLE = True
 # Measurement only (benchmarks/sort_h200.py; the results are NOT sorted unless "match"):
 # "match" (the ranking), "atomic" (each key takes its rank with one workgroup atomicAdd:
-# ranked, but not stable) or "none" (no ranking: keys keep their tile position).
+# ranked, but not stable) or "none" (no ranking: keys go back to where they were read).
 MATCH_RANK = "match"
 # Measurement only: False makes one-sweep passes skip the look-back (offsets estimated,
 # results wrong).
 ONESWEEP_LOOKBACK = True
 # One-sweep match passes: count each tile's digits right after loading its keys and publish
 # them before ranking (kernels/radix_onesweep_match.wgsl), or publish after the ranking.
-ONESWEEP_EARLY = False
+# H200, 2^26 pairs: 4.44 against 4.53 ms; keys 3.98 against 4.05.
+ONESWEEP_EARLY = True
 # Tests set this to False to run the split-ranking scatter on an adapter with subgroups.
 USE_MATCH = True
 RADIX = 256
@@ -64,8 +67,8 @@ DIGIT_BITS = 8
 ALL_DIGITS = (0, 1, 2, 3)
 
 # One-sweep passes (kernels/radix_onesweep.wgsl), where the keys fit one binding:
-# "pairs" (sort_pairs and argsort only, where they were measured faster: 4.52 against
-# 4.96 ms for 2^26 pairs on an H200; keys alone 4.06 against 3.90 ms), True (every sort)
+# "pairs" (sort_pairs and argsort only, where they were measured faster: 4.44 against
+# 4.97 ms for 2^26 pairs on an H200; keys alone 3.98 against 3.92 ms), True (every sort)
 # or False (never).
 USE_ONESWEEP = "pairs"
 # Polls of a predecessor tile's state word before the workgroup counts that tile's keys
