@@ -29,8 +29,7 @@ from wgprim.program import profile
 DEFAULTS = dict(USE_ONESWEEP=radix_sort.USE_ONESWEEP, MATCH_ITEMS=radix_sort.MATCH_ITEMS,
                 ONESWEEP_SPIN=radix_sort.ONESWEEP_SPIN, ONESWEEP_FAULT=radix_sort.ONESWEEP_FAULT,
                 HIST_TILES=radix_sort.HIST_TILES, ONESWEEP_CLAIM=radix_sort.ONESWEEP_CLAIM,
-                MATCH_WG=radix_sort.MATCH_WG, MATCH_MASKS=radix_sort.MATCH_MASKS,
-                MATCH_SHUFFLE=radix_sort.MATCH_SHUFFLE, MATCH_RANK=radix_sort.MATCH_RANK,
+                MATCH_WG=radix_sort.MATCH_WG, MATCH_SHUFFLE=radix_sort.MATCH_SHUFFLE, MATCH_RANK=radix_sort.MATCH_RANK,
                 ONESWEEP_LOOKBACK=radix_sort.ONESWEEP_LOOKBACK, ONESWEEP_EARLY=radix_sort.ONESWEEP_EARLY)
 # The variants compared (ranking by subgroup match; items = keys per invocation).
 CONFIGS = {
@@ -155,8 +154,6 @@ for _shape, _config in SHAPES.items():
 PROFILE.update({
     "one wg256x16 late keys": ("keys", dict(USE_ONESWEEP=True), True),
     "one wg256x16 late pairs": ("pairs", dict(USE_ONESWEEP=True), True),
-    "multi wg256x16 vec4-masks keys": ("keys", dict(USE_ONESWEEP=False, MATCH_MASKS="vec4"), True),
-    "one wg256x16 late vec4-masks keys": ("keys", dict(USE_ONESWEEP=True, MATCH_MASKS="vec4"), True),
     "multi wg256x16 rank=atomic keys": ("keys", dict(USE_ONESWEEP=False, MATCH_RANK="atomic"), False),
     "multi wg256x16 rank=none keys": ("keys", dict(USE_ONESWEEP=False, MATCH_RANK="none"), False),
     "one wg256x16 no-lookback keys": ("keys", dict(USE_ONESWEEP=True, ONESWEEP_LOOKBACK=False), False),

@@ -251,13 +251,12 @@ def test_larger_match_tiles(items, onesweep, monkeypatch):
 
 # Match-path shapes and variants (ops/radix_sort.py constants), each in both schedules with
 # look-backs that fall back: workgroups larger than the radix (invocations without a digit),
-# late publication (after the ranking), four-word ranking masks, direct writes.
+# late publication (after the ranking), direct writes.
 MATCH_VARIANTS = {
     "late": dict(ONESWEEP_EARLY=False),
     "wg384": dict(MATCH_WG=384),
     "wg384x8-late": dict(MATCH_WG=384, MATCH_ITEMS=8, ONESWEEP_EARLY=False),
     "wg512x4": dict(MATCH_WG=512, MATCH_ITEMS=4),
-    "vec4-masks": dict(MATCH_MASKS="vec4"),
     "direct-writes": dict(MATCH_SHUFFLE=False),
 }
 

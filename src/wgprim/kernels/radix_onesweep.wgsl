@@ -297,30 +297,41 @@ fn onesweep_lookback(t: u32, group: u32, count: u32, published: bool) -> u32 {
 }
 
 // ---- passes ranked by 4-bit splits (adapters without subgroups) ---------------------------
-@compute @workgroup_size(WG)
-fn radix_onesweep_keys(inv: Invocation) {
-  let index = group_index(inv.wid, inv.nwg);
+// The tile the workgroup sorts (NO_TILE: a workgroup past the grid's work).
+const NO_TILE: u32 = 0xffffffffu;
+
+fn onesweep_claim(t: u32, wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+  let index = group_index(wid, nwg);
   if (index >= params.groups) {
-    return;
+    return NO_TILE;
   }
+  return onesweep_tile(t, index);
+}
+
+// The split pass after the tile's keys (and values) are loaded.
+fn onesweep_split(inv: Invocation, group: u32, valid: u32, with_values: bool) {
   let t = inv.index;
-  let group = onesweep_tile(t, index);
-  let valid = split_load(t, group);
-  split_rank(inv, valid, false);
+  split_rank(inv, valid, with_values);
   split_scatter_keys(t, onesweep_offset(t, group, counters[t] - digit_base[t]), valid);
 }
 
 @compute @workgroup_size(WG)
-fn radix_onesweep_pairs(inv: Invocation) {
-  let index = group_index(inv.wid, inv.nwg);
-  if (index >= params.groups) {
+fn radix_onesweep_keys(inv: Invocation) {
+  let group = onesweep_claim(inv.index, inv.wid, inv.nwg);
+  if (group == NO_TILE) {
     return;
   }
-  let t = inv.index;
-  let group = onesweep_tile(t, index);
-  let valid = split_load(t, group);
-  load_tile_vals(t, group * TILE, valid);
-  split_rank(inv, valid, true);
-  split_scatter_keys(t, onesweep_offset(t, group, counters[t] - digit_base[t]), valid);
-  write_vals(t, valid);
+  onesweep_split(inv, group, split_load(inv.index, group), false);
+}
+
+@compute @workgroup_size(WG)
+fn radix_onesweep_pairs(inv: Invocation) {
+  let group = onesweep_claim(inv.index, inv.wid, inv.nwg);
+  if (group == NO_TILE) {
+    return;
+  }
+  let valid = split_load(inv.index, group);
+  load_tile_vals(inv.index, group * TILE, valid);
+  onesweep_split(inv, group, valid, true);
+  write_vals(inv.index, valid);
 }

@@ -48,22 +48,20 @@ fn onesweep_match_rank(inv: MatchInvocation, group: u32) -> u32 {
 
 @compute @workgroup_size(WG)
 fn radix_onesweep_match_keys(inv: MatchInvocation) {
-  let index = group_index(inv.wid, inv.nwg);
-  if (index >= params.groups) {
+  let group = onesweep_claim(inv.index, inv.wid, inv.nwg);
+  if (group == NO_TILE) {
     return;
   }
-  let group = onesweep_tile(inv.index, index);
   match_begin(inv, group);
   match_scatter_keys(inv.index, onesweep_match_rank(inv, group));
 }
 
 @compute @workgroup_size(WG)
 fn radix_onesweep_match_pairs(inv: MatchInvocation) {
-  let index = group_index(inv.wid, inv.nwg);
-  if (index >= params.groups) {
+  let group = onesweep_claim(inv.index, inv.wid, inv.nwg);
+  if (group == NO_TILE) {
     return;
   }
-  let group = onesweep_tile(inv.index, index);
   match_begin(inv, group);
   for_load_val();
   match_scatter_keys(inv.index, onesweep_match_rank(inv, group));

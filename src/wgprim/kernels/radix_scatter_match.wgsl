@@ -2,9 +2,8 @@
 //
 // Joined after radix_sort.wgsl (its Params, bindings, load_key, digit_of, group_index and
 // the count kernel); the preamble (ops/radix_sort.py) defines WG (256, 384 or 512: at
-// least one invocation per digit), ITEMS, MAX_SG (the workgroup's subgroups), MASK_WORDS
-// (1 where subgroups have at most 32 lanes: the ranking keeps one word of each ballot, the
-// others are 0) and the measurement variants RANK_MODE, SHUFFLE and LOOKBACK (below).
+// least one invocation per digit), ITEMS, MAX_SG (the workgroup's subgroups) and the
+// variants SHUFFLE, RANK_MODE and LOOKBACK (below).
 // Needs the device's subgroup feature (naga rejects the `enable subgroups;` directive).
 //
 // One dispatch, each workgroup on its own tile of MATCH_TILE keys; nothing is read that another
@@ -146,34 +145,6 @@ fn same_bit(peers: vec4<u32>, d: u32, b: u32) -> vec4<u32> {
   return peers & select(~ballot, ballot, on);
 }
 
-// The same with one mask word (MASK_WORDS == 1).
-fn same_bit1(peers: u32, d: u32, b: u32) -> u32 {
-  let on = ((d >> b) & 1u) != 0u;
-  let ballot = subgroupBallot(on).x;
-  return peers & select(~ballot, ballot, on);
-}
-
-// Step 2 for item j with one mask word: the same steps as rank_item's.
-fn rank_item1(j: u32, d: u32) {
-  var peers = subgroupBallot(true).x;
-  peers = same_bit1(peers, d, 0u);
-  peers = same_bit1(peers, d, 1u);
-  peers = same_bit1(peers, d, 2u);
-  peers = same_bit1(peers, d, 3u);
-  peers = same_bit1(peers, d, 4u);
-  peers = same_bit1(peers, d, 5u);
-  peers = same_bit1(peers, d, 6u);
-  peers = same_bit1(peers, d, 7u);
-  let lower = peers & m_below.x;
-  let half = (d >> 7u) * 16u;
-  var old = 0u;
-  if (lower == 0u) {
-    old = atomicAdd(&match_shared[m_counters + (d & 127u)], countOneBits(peers) << half);
-  }
-  let first = subgroupShuffle(old, firstTrailingBit(peers));
-  match_ranks[j] = ((first >> half) & 0xffffu) + countOneBits(lower);
-}
-
 // Step 2 for item j (all items j' < j of this subgroup are ranked before).
 fn rank_item(j: u32) {
   let d = digit_of(match_keys[j]);
@@ -184,10 +155,6 @@ fn rank_item(j: u32) {
   }
   if (RANK_MODE == 2u) {
     match_ranks[j] = tile_position(j);
-    return;
-  }
-  if (MASK_WORDS == 1u) {
-    rank_item1(j, d);
     return;
   }
   var peers = subgroupBallot(true);
@@ -511,11 +478,9 @@ fn radix_scatter_match_pairs(inv: MatchInvocation) {
   match_scatter_vals();
 }
 
-// How many subgroups a workgroup of WG invocations has on this adapter and how many lanes
-// the largest has (key_bits[1] holds the complement: radix_probe_init sets it to all
-// ones, so atomicMin keeps the largest).
+// How many subgroups a workgroup of WG invocations has on this adapter (the host checks it
+// is at most MAX_SUBGROUPS before choosing this path): the maximum over invocations.
 @compute @workgroup_size(WG)
-fn radix_subgroup_count(@builtin(num_subgroups) nsg: u32, @builtin(subgroup_size) size: u32) {
+fn radix_subgroup_count(@builtin(num_subgroups) nsg: u32) {
   atomicMax(&key_bits[0], nsg);
-  atomicMin(&key_bits[1], ~size);
 }

@@ -42,9 +42,6 @@ MATCH_ITEMS = 16
 # (benchmarks/h200-2026-12-01-sort-profile.json; docs/sort.md).
 MATCH_WG = 256
 MAX_SUBGROUPS = 64
-# Ranking masks: "auto" (one u32 where the adapter's subgroups have at most 32 lanes, else
-# the vec4 of a ballot) or "vec4" (always the four words). H200: 3.92 against 3.94 ms.
-MATCH_MASKS = "auto"
 # How the match path writes: True: the tile goes through workgroup memory in sorted order
 # so adjacent invocations write adjacent addresses; False: each key straight from its
 # invocation to its destination (H200: 1.40 instead of 0.69 ms per pass).
@@ -125,7 +122,7 @@ def match_items(device: Device) -> int:
         raise ValueError(f"MATCH_ITEMS must be 4, 8, 12, 16, 20 or 24, not {MATCH_ITEMS}")
     if MATCH_WG not in (256, 384, 512):  # at least one invocation per digit
         raise ValueError(f"MATCH_WG must be 256, 384 or 512, not {MATCH_WG}")
-    subgroups = subgroups_per_workgroup(device)[0]
+    subgroups = subgroups_per_workgroup(device)
     if subgroups > MAX_SUBGROUPS:
         return 0
     for items in (MATCH_ITEMS, 4):
@@ -136,50 +133,46 @@ def match_items(device: Device) -> int:
 
 def match_preamble(device: Device, items: int) -> str:
     """Constants and block scan for a workgroup of MATCH_WG (kernels radix_sort +
-    radix_scatter_match): MAX_SG (the workgroup's subgroups), MASK_WORDS (ballot words
-    the ranking keeps), RANK_MODE, SHUFFLE and LOOKBACK (measurement variants)."""
-    subgroups, lanes = subgroups_per_workgroup(device)
-    return _match_preamble(device, items, subgroups, lanes)
+    radix_scatter_match): MAX_SG (the workgroup's subgroups), SHUFFLE, EARLY, and the
+    measurement variants RANK_MODE and LOOKBACK."""
+    return _match_preamble(device, items, subgroups_per_workgroup(device))
 
 
-def _match_preamble(device: Device, items: int, subgroups: int, lanes: int) -> str:
-    words = 1 if (MATCH_MASKS == "auto" and 0 < lanes <= 32) else 4
+def _match_preamble(device: Device, items: int, subgroups: int) -> str:
     rank = {"match": 0, "atomic": 1, "none": 2}[MATCH_RANK]
-    return (preamble(device, items, MATCH_WG)
-            + f"const MAX_SG: u32 = {max(subgroups, 1)}u;\nconst MASK_WORDS: u32 = {words}u;\n"
+    return (preamble(device, items, MATCH_WG) + f"const MAX_SG: u32 = {max(subgroups, 1)}u;\n"
             f"const RANK_MODE: u32 = {rank}u;\nconst SHUFFLE: bool = {str(MATCH_SHUFFLE).lower()};\n"
             f"const EARLY: bool = {str(ONESWEEP_EARLY).lower()};\n")
 
 
-def subgroups_per_workgroup(device: Device) -> tuple[int, int]:
-    """(subgroups in a workgroup of MATCH_WG invocations, lanes of the largest), probed
-    once per device and workgroup size."""
+def subgroups_per_workgroup(device: Device) -> int:
+    """Subgroups in a workgroup of MATCH_WG invocations (probed once per device and
+    workgroup size)."""
     cache = device.cache("probes")
     key = ("radix subgroups", MATCH_WG)
     if key not in cache:
         try:
             pipes = [get_pipeline(device, ("radix_sort", "radix_scatter_match"),
-                                  _match_preamble(device, 4, MAX_SUBGROUPS, 128), entry)
+                                  _match_preamble(device, 4, MAX_SUBGROUPS), entry)
                      for entry in ("radix_probe_init", "radix_subgroup_count")]
         except Exception:
-            cache[key] = (MATCH_WG, 0)  # cannot tell: not the match path
+            cache[key] = MATCH_WG  # cannot tell: not the match path
             return cache[key]
         p = Program(device, label="radix subgroup probe", transient=False)
         bits = p.temp(16)
         p.dispatch("probe", pipes[0], {7: bits}, 1)
         p.dispatch("probe", pipes[1], {7: bits}, 1)
         p.run(alone=True)  # a probe inside a batch reads its own result, not the batch's
-        count, lanes = (int(v) for v in p.read(bits, 0, 8, np.uint32, alone=True))
-        lanes = ~lanes & 0xFFFFFFFF  # the kernel keeps the complement of the largest
+        count = int(p.read(bits, 0, 4, np.uint32, alone=True)[0])
         p.release()
-        cache[key] = (count, lanes) if count > 0 else (MATCH_WG, 0)
+        cache[key] = count if count > 0 else MATCH_WG
     return cache[key]
 
 
 def config_key() -> tuple:
     """The module settings a RadixSorter's pipelines depend on (ops/sort.py caches sorters
     by them)."""
-    return (USE_MATCH, MATCH_ITEMS, MATCH_WG, MATCH_MASKS, MATCH_SHUFFLE, MATCH_RANK, ONESWEEP_LOOKBACK,
+    return (USE_MATCH, MATCH_ITEMS, MATCH_WG, MATCH_SHUFFLE, MATCH_RANK, ONESWEEP_LOOKBACK,
             ONESWEEP_EARLY)
 
 
@@ -187,6 +180,19 @@ def varying_digits(key_or: int, key_and: int) -> tuple[int, ...]:
     """Digits (0 = least significant) that differ between at least two keys."""
     varying = key_or ^ key_and
     return tuple(d for d in ALL_DIGITS if (varying >> (DIGIT_BITS * d)) & (RADIX - 1))
+
+
+def _passes(digits: tuple[int, ...], pairs: bool, index_values: bool):
+    """(pass index, digit, destination, flags) of each pass: destinations alternate between
+    1 (the temporaries) and 0 (the output) so that the last pass lands in the output; the
+    first pass transforms the keys (and makes the indices of argsort), the last undoes it."""
+    passes = len(digits)
+    for i, d in enumerate(digits):
+        first, last = i == 0, i == passes - 1
+        flags = (TRANSFORM_IN if first else 0) | (TRANSFORM_OUT if last else 0)
+        if pairs and first and index_values:
+            flags |= INDEX_VALUES
+        yield i, d, (passes - 1 - i) % 2, flags
 
 
 def _as(buffer, n: int) -> Array:
@@ -240,7 +246,7 @@ class RadixSorter:
         lookback = 4 * (RADIX + 2)
         if self.match:
             lookback += 4 * RADIX  # the early counts
-            ranking = match_shared_bytes(self.items, subgroups_per_workgroup(self.device)[0])
+            ranking = match_shared_bytes(self.items, subgroups_per_workgroup(self.device))
         else:
             ranking = 4 * (self.tile + self.tile // 32) + 4 * (8 * WG + RADIX + WG)
         return ranking + lookback
@@ -352,17 +358,11 @@ class RadixSorter:
         # Ping-pong so that the last pass lands in keys_out.
         key_bufs = [keys_out.buffer, temps["keys"]]
         val_bufs = [vals_out.buffer, temps["values"]] if pairs else []
-        passes = len(digits)
         src_k = keys_in.buffer
         src_v = vals_in.buffer if (pairs and not index_values) else keys_in.buffer  # unused when indices
         parts = self.chunks(n)
         unused = p.temp(16)  # the high output windows when the output fits one binding
-        for i, d in enumerate(digits):
-            first, last = i == 0, i == passes - 1
-            dst = (passes - 1 - i) % 2  # 0 (the output) for the last pass
-            flags = (TRANSFORM_IN if first else 0) | (TRANSFORM_OUT if last else 0)
-            if pairs and first and index_values:
-                flags |= INDEX_VALUES
+        for _, d, dst, flags in _passes(digits, pairs, index_values):
             key_windows = self._output_windows(key_bufs[dst], n)
             val_windows = self._output_windows(val_bufs[dst], n) if pairs else [None] * len(key_windows)
             for c in parts:
@@ -414,13 +414,7 @@ class RadixSorter:
         src_k = keys_in.buffer
         src_v = vals_in.buffer if (pairs and not index_values) else keys_in.buffer  # unused for indices
         unused = p.temp(16)
-        passes = len(digits)
-        for i, d in enumerate(digits):
-            first, last = i == 0, i == passes - 1
-            dst = (passes - 1 - i) % 2  # 0 (the output) for the last pass
-            flags = (TRANSFORM_IN if first else 0) | (TRANSFORM_OUT if last else 0)
-            if pairs and first and index_values:
-                flags |= INDEX_VALUES
+        for i, d, dst, flags in _passes(digits, pairs, index_values):
             if ONESWEEP_CLAIM:
                 flags |= CLAIM_TILES
             params = self._params(p, n, tiles, tiles, DIGIT_BITS * d, flags, self.mode, 0, 0, 0xFFFFFFFF, 0,
