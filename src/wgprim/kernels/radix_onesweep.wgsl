@@ -23,7 +23,8 @@
 //   AGGREGATE | c   the tile holds c keys with this digit
 //   INCLUSIVE | c   c keys with this digit precede the tile's end in the output (the
 //                   digit's global start included)
-// A tile publishes AGGREGATE as soon as it has ranked its keys, walks back over its
+// A tile publishes AGGREGATE as soon as it has counted its keys (match passes with EARLY,
+// radix_onesweep_match.wgsl: before ranking them) or ranked them, walks back over its
 // predecessors summing counts until it meets an INCLUSIVE word, then publishes INCLUSIVE.
 // A predecessor's word is polled at most params.spin times; if it is still 0, the
 // workgroup counts that predecessor's digits from its keys itself (keys_in is the

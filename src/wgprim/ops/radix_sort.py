@@ -8,7 +8,8 @@ Keys are 32 bits, sorted 8 bits per pass (at most 4 passes), in one of two sched
   tiles before it for its global offsets (decoupled fallback: never waits) and scatters.
   USE_ONESWEEP says when (by default for pairs and argsort, where it was measured faster);
   inputs beyond one binding or 2^30 keys take the multi-pass schedule.
-The scatter ranks keys by subgroup match (kernels/radix_scatter_match.wgsl) on adapters
+The scatter ranks keys by subgroup match (kernels/radix_scatter_match.wgsl; the shape of its
+tiles and the measured variants are the MATCH_* and ONESWEEP_* constants below) on adapters
 with subgroups, else by two 4-bit splits (kernels/radix_sort.wgsl); the passes follow each
 other in the same Program, so a whole sort is one submit. Keys move between two buffers
 (the output and one temporary), transformed to an order-preserving u32 by the first pass
