@@ -332,3 +332,19 @@ def test_pairs_plan_refuses_its_own_results_as_values():
     plan(keys, np.arange(1000, dtype=np.uint32))
     with pytest.raises(ValueError, match="own result"):
         plan(asarray(keys), plan.keys)
+
+
+@pytest.mark.parametrize("n", [1, 4097, 33 * 4096 + 5, 70_001])
+def test_offsets_by_tile(n, ranking_path, monkeypatch):
+    """The multi-pass scatter reading the scan's offsets transposed to tile-major (tile
+    counts that are and are not multiples of the transpose's 32-tile blocks; keys beyond
+    one binding)."""
+    monkeypatch.setattr(radix_sort, "USE_ONESWEEP", False)
+    monkeypatch.setattr(radix_sort, "OFFSETS_BY_TILE", True)
+    rng = np.random.default_rng(n)
+    for dtype in DTYPES:
+        x = random_keys(n, dtype, rng)
+        check_all(x, descending=dtype == np.float32)
+    x = random_keys(40_000, np.uint32, rng)
+    with binding_limit(64 * 1024):
+        check_all(x)

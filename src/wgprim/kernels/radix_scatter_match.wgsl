@@ -388,7 +388,7 @@ fn match_scan_offset(t: u32, group: u32) -> u32 {
   if (t >= RADIX) {
     return 0u;
   }
-  return offsets[t * params.tiles + params.tile_offset + group];
+  return scan_offset(t, group);
 }
 
 // The tile's count of digit t (0 for invocations without a digit).

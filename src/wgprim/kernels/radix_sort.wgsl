@@ -397,8 +397,45 @@ fn write_vals(t: u32, valid: u32) {
   }
 }
 
+// Where tile `group`'s keys with digit t go: the scan's output, digit-major, or with
+// BY_TILE its transpose (radix_transpose_offsets: the tile's 256 offsets in one run).
 fn scan_offset(t: u32, group: u32) -> u32 {
-  return offsets[t * params.tiles + params.tile_offset + group];
+  let tile = params.tile_offset + group;
+  return offsets[select(t * params.tiles + tile, tile * RADIX + t, BY_TILE)];
+}
+
+// ---- BY_TILE: the scan's offsets transposed, tile-major --------------------------------
+// offsets[digit * tiles + tile] -> counts[tile * RADIX + digit] (the counts are consumed by
+// then), in blocks of 32 digits x 32 tiles through workgroup memory (33 columns: no bank
+// conflicts); the scatter dispatches then bind counts as their offsets.
+var<workgroup> transpose_block: array<u32, 1056>;
+
+@compute @workgroup_size(WG)
+fn radix_transpose_offsets(@builtin(workgroup_id) wid: vec3<u32>,
+                           @builtin(num_workgroups) nwg: vec3<u32>,
+                           @builtin(local_invocation_index) t: u32) {
+  let block = group_index(wid, nwg);
+  let tile_blocks = (params.tiles + 31u) / 32u;
+  if (block >= (RADIX / 32u) * tile_blocks) {
+    return;
+  }
+  let digit0 = (block / tile_blocks) * 32u;
+  let tile0 = (block % tile_blocks) * 32u;
+  for (var k = t; k < 1024u; k += WG) {
+    let row = k / 32u;  // digit digit0 + row, tile tile0 + col
+    let col = k % 32u;
+    if (tile0 + col < params.tiles) {
+      transpose_block[row * 33u + col] = offsets[(digit0 + row) * params.tiles + tile0 + col];
+    }
+  }
+  workgroupBarrier();
+  for (var k = t; k < 1024u; k += WG) {
+    let row = k / 32u;  // tile tile0 + row, digit digit0 + col
+    let col = k % 32u;
+    if (tile0 + row < params.tiles) {
+      counts[(tile0 + row) * RADIX + digit0 + col] = transpose_block[col * 33u + row];
+    }
+  }
 }
 
 @compute @workgroup_size(WG)

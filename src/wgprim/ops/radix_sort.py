@@ -54,6 +54,11 @@ MATCH_RANK = "match"
 # Measurement only: False makes one-sweep passes skip the look-back (offsets estimated,
 # results wrong).
 ONESWEEP_LOOKBACK = True
+# Multi-pass: transpose the scan's offsets to tile-major before each scatter (one small
+# dispatch, radix_transpose_offsets), so that a scatter workgroup reads its tile's 256
+# offsets as one run instead of 256 words 4 * tiles bytes apart. Off: not measured yet
+# (the experiment docs/sort.md names for the multi-pass scatter's bound).
+OFFSETS_BY_TILE = False
 # One-sweep match passes: count each tile's digits right after loading its keys and publish
 # them before ranking (kernels/radix_onesweep_match.wgsl), or publish after the ranking.
 # H200, 2^26 pairs: 4.44 against 4.53 ms; keys 3.98 against 4.05.
@@ -103,7 +108,8 @@ def items_per_invocation(device: Device) -> int:
 def preamble(device: Device, items: int, wg: int = WG) -> str:
     """Constants and the block scan (subgroup path where the device has subgroups)."""
     constants = (f"const WG: u32 = {wg}u;\nconst ITEMS: u32 = {items}u;\n"
-                 f"const LOOKBACK: bool = {str(ONESWEEP_LOOKBACK).lower()};\n")
+                 f"const LOOKBACK: bool = {str(ONESWEEP_LOOKBACK).lower()};\n"
+                 f"const BY_TILE: bool = {str(OFFSETS_BY_TILE).lower()};\n")
     return constants + kernel_source(("order_key", "radix_keys")) + block_scan.scan_preamble(device, "u32")
 
 
@@ -173,7 +179,7 @@ def subgroups_per_workgroup(device: Device) -> int:
 def config_key() -> tuple:
     """The module settings a RadixSorter's pipelines depend on (ops/sort.py caches sorters
     by them)."""
-    return (USE_MATCH, MATCH_ITEMS, MATCH_WG, MATCH_SHUFFLE, MATCH_RANK, ONESWEEP_LOOKBACK,
+    return (USE_MATCH, MATCH_ITEMS, MATCH_WG, MATCH_SHUFFLE, OFFSETS_BY_TILE, MATCH_RANK, ONESWEEP_LOOKBACK,
             ONESWEEP_EARLY)
 
 
@@ -215,6 +221,7 @@ class RadixSorter:
             pre = match_preamble(device, self.items)
             files = ("radix_sort", "radix_scatter_match")
             entries = {"radix_probe_init": "radix_probe_init", "radix_probe": "radix_probe", "radix_count": "radix_count",
+                       "radix_transpose_offsets": "radix_transpose_offsets",
                        "radix_scatter_keys": "radix_scatter_match_keys",
                        "radix_scatter_pairs": "radix_scatter_match_pairs"}
         else:
@@ -222,7 +229,8 @@ class RadixSorter:
             self.items = items_per_invocation(device)
             pre = preamble(device, self.items)
             files = "radix_sort"
-            entries = {e: e for e in ("radix_probe_init", "radix_probe", "radix_count", "radix_scatter_keys", "radix_scatter_pairs")}
+            entries = {e: e for e in ("radix_probe_init", "radix_probe", "radix_count", "radix_transpose_offsets",
+                                      "radix_scatter_keys", "radix_scatter_pairs")}
         self.tile = (MATCH_WG if self.match else WG) * self.items
         self.pipes = {name: get_pipeline(device, files, pre, entry) for name, entry in entries.items()}
         self.scan = ScanRecorder(device, np.dtype(np.uint32), "sum")
@@ -374,12 +382,19 @@ class RadixSorter:
                            {0: params, 1: c.view(_as(src_k, n)), 2: counts.buffer}, groups)
             with p.scope("radix scan"):
                 self.scan.record(p, counts, offsets, exclusive=True)
+            scatter_offsets = offsets.buffer
+            if OFFSETS_BY_TILE:  # the offsets tile-major, into the counts (read by then)
+                blocks = (RADIX // 32) * -(-tiles // 32)
+                params = self._params(p, n, tiles, blocks)
+                p.dispatch("radix scan", self.pipes["radix_transpose_offsets"],
+                           {0: params, 2: counts.buffer, 3: offsets.buffer}, blocks)
+                scatter_offsets = counts.buffer
             for c in parts:
                 groups = self.tiles(c.count)
                 for (key_lo, key_hi, split, base), vals in zip(key_windows, val_windows):
                     params = self._params(p, c.count, tiles, groups, DIGIT_BITS * d, flags, self.mode,
                                       c.start // self.tile, c.start, split, base)
-                    bindings = {0: params, 1: c.view(_as(src_k, n)), 3: offsets.buffer, 4: key_lo,
+                    bindings = {0: params, 1: c.view(_as(src_k, n)), 3: scatter_offsets, 4: key_lo,
                                 8: key_hi or unused}
                     if pairs:
                         val_lo, val_hi, _, _ = vals
