@@ -30,7 +30,8 @@ DEFAULTS = dict(USE_ONESWEEP=radix_sort.USE_ONESWEEP, MATCH_ITEMS=radix_sort.MAT
                 ONESWEEP_SPIN=radix_sort.ONESWEEP_SPIN, ONESWEEP_FAULT=radix_sort.ONESWEEP_FAULT,
                 HIST_TILES=radix_sort.HIST_TILES, ONESWEEP_CLAIM=radix_sort.ONESWEEP_CLAIM,
                 MATCH_WG=radix_sort.MATCH_WG, MATCH_SHUFFLE=radix_sort.MATCH_SHUFFLE, MATCH_RANK=radix_sort.MATCH_RANK,
-                ONESWEEP_LOOKBACK=radix_sort.ONESWEEP_LOOKBACK, ONESWEEP_EARLY=radix_sort.ONESWEEP_EARLY)
+                ONESWEEP_LOOKBACK=radix_sort.ONESWEEP_LOOKBACK, ONESWEEP_EARLY=radix_sort.ONESWEEP_EARLY,
+                OFFSETS_BY_TILE=radix_sort.OFFSETS_BY_TILE)
 # The variants compared (ranking by subgroup match; items = keys per invocation).
 CONFIGS = {
     "multi16": dict(USE_ONESWEEP=False, MATCH_ITEMS=16),
@@ -154,6 +155,10 @@ for _shape, _config in SHAPES.items():
 PROFILE.update({
     "one wg256x16 late keys": ("keys", dict(USE_ONESWEEP=True), True),
     "one wg256x16 late pairs": ("pairs", dict(USE_ONESWEEP=True), True),
+    "multi wg256x16 by-tile keys": ("keys", dict(USE_ONESWEEP=False, OFFSETS_BY_TILE=True), True),
+    "multi wg256x16 by-tile pairs": ("pairs", dict(USE_ONESWEEP=False, OFFSETS_BY_TILE=True), True),
+    "multi wg256x16 by-tile rank=none keys": ("keys", dict(USE_ONESWEEP=False, OFFSETS_BY_TILE=True,
+                                                           MATCH_RANK="none"), False),
     "multi wg256x16 rank=atomic keys": ("keys", dict(USE_ONESWEEP=False, MATCH_RANK="atomic"), False),
     "multi wg256x16 rank=none keys": ("keys", dict(USE_ONESWEEP=False, MATCH_RANK="none"), False),
     "one wg256x16 no-lookback keys": ("keys", dict(USE_ONESWEEP=True, ONESWEEP_LOOKBACK=False), False),

@@ -206,6 +206,14 @@ def test_gl_backend_subprocess():
                     assert np.array_equal(v.numpy(), d)
                     ran += 1
         print("GL", get_device().has_subgroups, ran)
+        # The multi-pass sort with the scan's offsets transposed (OFFSETS_BY_TILE).
+        radix_sort.USE_ONESWEEP, radix_sort.OFFSETS_BY_TILE = False, True
+        for n in (1, 4097, 40 * 1024 + 3):
+            x = (rng.standard_normal(n) * 1e4).astype(np.float32)
+            order = np.argsort(x, kind="stable")
+            assert np.array_equal(sort(x).numpy(), x[order])
+            assert np.array_equal(sort_pairs(x, np.arange(n, dtype=np.uint32))[1].numpy(), order)
+        print("by tile ok")
     """)
     env = dict(os.environ, WGPU_BACKEND_TYPE="OpenGL")
     src = str(Path(__file__).resolve().parents[2] / "src")
@@ -218,6 +226,7 @@ def test_gl_backend_subprocess():
         pytest.skip(f"no GL adapter here: {done.stderr.strip().splitlines()[-1]}")
     assert done.returncode == 0, done.stderr[-3000:]
     assert "GL False 36" in done.stdout
+    assert "by tile ok" in done.stdout
 
 
 def test_default_policy(monkeypatch):
