@@ -13,8 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from wgprim.array import Array, empty
-from wgprim.ops.chained_scan import (SPIN_BUDGET, Fault, lookback_constants, lookback_preamble,
-                                     reset_states, window_fragment)
+from wgprim.ops.chained_scan import SPIN_BUDGET, Fault, Lookback, lookback_constants, reset_states
 from wgprim.ops import block_scan
 from wgprim.ops.common import chunks
 from wgprim.program import Program, consecutive_subgroups, get_pipeline
@@ -27,7 +26,7 @@ TILE = WG * 4 * 4  # select.wgsl's tile: 4 mask words (16 flags) per invocation
 # per look-back lane. Half selected, f32: 0.027 ms at 2^20 (three phases: 0.033), 0.106 at
 # 2^24 (0.087), 1.32 at 2^28 (0.89). So the default takes the single pass only up to
 # SINGLE_PASS_UP_TO elements, where it was measured faster.
-COMPACT_PER_LANE = 4
+COMPACT_LOOKBACK = Lookback(per_lane=4)
 SINGLE_PASS_UP_TO = 1 << 20
 
 
@@ -37,26 +36,26 @@ def single_pass_default(n: int) -> bool:
 
 
 def compact_program(x: Array | None, mask: Array, *, spin_budget: int = SPIN_BUDGET,
-                    fault: Fault | None = None, stats=None, per_lane: int = COMPACT_PER_LANE):
-    """Record the compaction of x (None: the indices) by mask. Returns (program, output
-    per chunk, Array of the kept count per chunk)."""
+                    fault: Fault | None = None, stats=None, lookback: Lookback = COMPACT_LOOKBACK):
+    """Record the compaction of x (None: the indices) by mask, its look-back reading as
+    `lookback` says. Returns (program, output per chunk, Array of the kept count per chunk)."""
     dev = mask.device
     dt = U32 if x is None else x.dtype
     kind = "indices" if x is None else "values"
     subgroups = consecutive_subgroups(dev)
     consts = {"WG": WG, "TPW": 1,
-              **lookback_constants(spin_budget, True, fault, stats is not None)}
+              **lookback_constants(spin_budget, lookback.publishes_fallback, fault, stats is not None)}
     preamble = (f"alias T = {WGSL[dt]};\n" + block_scan.scan_preamble(dev, "vec4<u32>", subgroups=subgroups)
-                + lookback_preamble(per_lane))
-    pipe = get_pipeline(dev, ("select", window_fragment(subgroups), "chained_lookback", "compact_chained"),
+                + lookback.preamble(subgroups))
+    pipe = get_pipeline(dev, ("select", lookback.fragment(subgroups), "chained_lookback", "compact_chained"),
                         preamble, f"compact_chained_{kind}", consts)
     program = Program(dev, label="compact single-pass")
     parts = chunks(mask.size, 4, TILE, dev)
     groups = [-(-c.count // TILE) for c in parts]
     totals = empty((len(parts),), U32, dev)
-    states = program.temp(16 * sum(groups))
+    states = program.temp(lookback.state_bytes(sum(groups)))
     stats = program.temp(16) if stats is None else stats
-    reset_states(program, states, sum(groups))
+    reset_states(program, states, sum(groups), lookback.state_words)
     outs, base = [], 0
     for slot, (c, g) in enumerate(zip(parts, groups)):
         out = empty((c.count,), dt, dev)
@@ -72,7 +71,7 @@ def compact_program(x: Array | None, mask: Array, *, spin_budget: int = SPIN_BUD
 
 def compact_single_pass(x, mask, **options):
     """x[mask] (x None: flatnonzero(mask)) through the single pass with `options`
-    (spin_budget, fault); returns (result Array, look-back statistics), for tests."""
+    (spin_budget, fault, lookback); returns (result Array, look-back statistics), for tests."""
     from wgprim.ops.common import as_input
     from wgprim.ops.select import _as_mask, _gather_outputs
 
