@@ -44,7 +44,8 @@ override SPIN_BUDGET: u32 = 4u;    // polls of a NOT READY predecessor before fa
 override PUBLISH_FALLBACK: bool = false;
 // Test modes (FAULT_MODE != 0): tiles with tile % FAULT_EVERY == FAULT_PHASE misbehave.
 // 1: publish nothing; 2: spin FAULT_DELAY rounds before publishing; 3: publish the
-// aggregate but never the inclusive value.
+// aggregate but never the inclusive value. 4 (every tile; measurements only, the results
+// are wrong): no look-back, the prefix is the identity: what the kernel costs without it.
 override FAULT_MODE: u32 = 0u;
 override FAULT_EVERY: u32 = 1u;
 override FAULT_PHASE: u32 = 0u;
@@ -217,6 +218,10 @@ fn chained_prefix(inv: Invocation, tile: u32, last: bool) -> ChainT {
     lb_end = tile;
     lb_fallback = LOOKBACK_DONE;
     lb_carry = chain_carry();
+    if (faulty(tile) && FAULT_MODE == 4u) {
+      lb_prefix = chain_identity();
+      lb_end = LOOKBACK_DONE;
+    }
   }
   var first = true;  // the first window may use chained_prefetch's reads
   loop {

@@ -6,8 +6,9 @@
 // Each workgroup ranks the flags of its tile (one tile per workgroup), publishes the
 // tile's count, gets the count of every earlier tile from the look-back (decoupled
 // fallback: a predecessor that is not ready is counted from its mask by this workgroup)
-// and writes its kept elements from there (values: loaded with the flags, before the
-// look-back, so that the look-back overlaps their loads). The last tile writes the total to
+// and writes its kept elements from there. PRELOAD_VALUES (set by the preamble): the
+// values are loaded with the flags, before the look-back, so that the look-back overlaps
+// their loads; otherwise after it, only the vec4s with a kept element. The last tile writes the total to
 // chunk_carry[carry_out], read after the submit.
 
 alias ChainT = u32;
@@ -49,17 +50,25 @@ fn compact_chained_values(inv: Invocation) {
   if (tile >= params.groups) {
     return;
   }
-  let xs = load_values(tile, inv.index);
+  var xs: array<vec4<T>, 4>;
+  if (PRELOAD_VALUES) {
+    xs = load_values(tile, inv.index);
+  }
   chained_prefetch(inv, tile);  // the first look-back window travels with the loads
   let r = tile_ranks(inv, tile);
   if (inv.index == 0u) {
     lb_aggregate = r.total;
   }
-  let pos = chained_prefix(inv, tile, tile == params.groups - 1u) + r.before;
-  emit4(xs[0], r.flags.x, pos.x);
-  emit4(xs[1], r.flags.y, pos.y);
-  emit4(xs[2], r.flags.z, pos.z);
-  emit4(xs[3], r.flags.w, pos.w);
+  let base = chained_prefix(inv, tile, tile == params.groups - 1u);
+  if (PRELOAD_VALUES) {
+    let pos = base + r.before;
+    emit4(xs[0], r.flags.x, pos.x);
+    emit4(xs[1], r.flags.y, pos.y);
+    emit4(xs[2], r.flags.z, pos.z);
+    emit4(xs[3], r.flags.w, pos.w);
+  } else {
+    write_values(inv, tile, r, base);
+  }
 }
 
 @compute @workgroup_size(WG)

@@ -47,19 +47,23 @@ SINGLE_PASS_DTYPES = (operators.U32, operators.I32, operators.F32)
 class Fault:
     """Test mode of the look-back: tiles with tile % every == phase publish nothing
     ("silent"), publish late ("late": `delay` rounds of a busy loop first), or publish
-    their aggregate but never their inclusive value ("aggregate-only")."""
+    their aggregate but never their inclusive value ("aggregate-only"). "no-lookback" is
+    for measurements only: every tile takes the identity as its prefix (wrong results),
+    to time the kernel without its look-back."""
 
     mode: str
     every: int = 1
     phase: int = 0
     delay: int = 20000
 
-    MODES = {"silent": 1, "late": 2, "aggregate-only": 3}
+    MODES = {"silent": 1, "late": 2, "aggregate-only": 3}  # the answer stays exact
+    MEASURE_MODES = {"no-lookback": 4}
 
     def constants(self) -> dict:
-        if self.mode not in self.MODES:
-            raise ValueError(f"fault mode must be one of {sorted(self.MODES)}")
-        return {"FAULT_MODE": self.MODES[self.mode], "FAULT_EVERY": self.every,
+        modes = {**self.MODES, **self.MEASURE_MODES}
+        if self.mode not in modes:
+            raise ValueError(f"fault mode must be one of {sorted(modes)}")
+        return {"FAULT_MODE": modes[self.mode], "FAULT_EVERY": self.every,
                 "FAULT_PHASE": self.phase, "FAULT_DELAY": self.delay}
 
 

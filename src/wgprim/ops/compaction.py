@@ -26,7 +26,9 @@ TILE = WG * 4 * 4  # select.wgsl's tile: 4 mask words (16 flags) per invocation
 # per look-back lane. Half selected, f32: 0.027 ms at 2^20 (three phases: 0.033), 0.106 at
 # 2^24 (0.087), 1.32 at 2^28 (0.89). So the default takes the single pass only up to
 # SINGLE_PASS_UP_TO elements, where it was measured faster.
-COMPACT_LOOKBACK = Lookback(per_lane=4)
+COMPACT_LOOKBACK = Lookback(per_lane=1)
+# Load the values before the look-back (all of them) instead of after it (those kept).
+PRELOAD_VALUES = False
 SINGLE_PASS_UP_TO = 1 << 20
 
 
@@ -36,7 +38,8 @@ def single_pass_default(n: int) -> bool:
 
 
 def compact_program(x: Array | None, mask: Array, *, spin_budget: int = SPIN_BUDGET,
-                    fault: Fault | None = None, stats=None, lookback: Lookback = COMPACT_LOOKBACK):
+                    fault: Fault | None = None, stats=None, lookback: Lookback = COMPACT_LOOKBACK,
+                    preload: bool = PRELOAD_VALUES):
     """Record the compaction of x (None: the indices) by mask, its look-back reading as
     `lookback` says. Returns (program, output per chunk, Array of the kept count per chunk)."""
     dev = mask.device
@@ -46,7 +49,7 @@ def compact_program(x: Array | None, mask: Array, *, spin_budget: int = SPIN_BUD
     consts = {"WG": WG, "TPW": 1,
               **lookback_constants(spin_budget, lookback.publishes_fallback, fault, stats is not None)}
     preamble = (f"alias T = {WGSL[dt]};\n" + block_scan.scan_preamble(dev, "vec4<u32>", subgroups=subgroups)
-                + lookback.preamble(subgroups))
+                + lookback.preamble(subgroups) + f"const PRELOAD_VALUES: bool = {str(bool(preload)).lower()};\n")
     pipe = get_pipeline(dev, ("select", lookback.fragment(subgroups), "chained_lookback", "compact_chained"),
                         preamble, f"compact_chained_{kind}", consts)
     program = Program(dev, label="compact single-pass")
@@ -71,7 +74,7 @@ def compact_program(x: Array | None, mask: Array, *, spin_budget: int = SPIN_BUD
 
 def compact_single_pass(x, mask, **options):
     """x[mask] (x None: flatnonzero(mask)) through the single pass with `options`
-    (spin_budget, fault, lookback); returns (result Array, look-back statistics), for tests."""
+    (spin_budget, fault, lookback, preload); returns (result Array, look-back statistics), for tests."""
     from wgprim.ops.common import as_input
     from wgprim.ops.select import _as_mask, _gather_outputs
 
