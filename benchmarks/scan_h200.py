@@ -6,11 +6,18 @@ torch / CuPy, in one process (run from the repository root on a machine with CUD
 
 A variant is `rts` (reduce-then-scan), `default` (what scan() runs), or a name made of
 parts: r<rows> (vec4s per invocation of the striped layout: tiles of 1024 * rows
-elements), w<subgroups> (subgroups reading one look-back window), s<words> (2 or 4 state
-words per tile), k<states per lane>, pf (prefetch: the first window read with the tile's
-loads), if (inclusive words first), spin<budget>, blocked (the blocked layout). E.g.
-r8-w8-s2-pf. Compaction variants: `3phase`, `default`, or the look-back parts.
+elements), k<states per look-back lane>, spin<budget>, blocked (the blocked layout),
+nolb (no look-back: wrong results, not checked; what the kernel costs without it). E.g.
+r8-k1. Compaction variants: `3phase`, `default`, or k<states per lane>.
 
+benchmarks/scan-h200-2026-12-01-confirm.json came from
+    --variants rts,default,nolb,r4-w1-s4-pf,r4-w1-s4-if,r8-w1-s4,r8-nolb,r16-nolb,r4-spin0,r4-spin16
+    --compact-variants 3phase,default,k1-pre,k4-pre,k4-late,nolb
+and benchmarks/scan-h200-2026-12-01-variants.json from a version of this script that
+also had look-back variants since removed (they lost, docs/scan.md): w<subgroups reading
+one window>, s<state words per tile: 2 or 4>, pf (the first window read while the tile's
+loads are in flight), if (inclusive words first), and for compaction pre / late (values
+loaded before / after the look-back).
 (benchmarks/scan-h200-2026-12-01.json came from an earlier version of this script with
 --variants rts,striped4,striped4-k1,striped4-k8,striped8,striped8-k8,striped8-k2,blocked,
 striped4-spin0,striped4-spin16: stripedR = rR-k4, -kK its states per lane.)
@@ -62,35 +69,20 @@ def parse_variant(name: str) -> dict:
     """Recorder options of a variant name (see the module docstring); {} for `default`."""
     if name in ("default", "3phase", "rts"):
         return {}
-    if name == "nolb":
-        return {"fault": cs.Fault("no-lookback")}
-    opts, lb = {}, {}
+    opts = {}
     for part in name.split("-"):
-        if part == "pf":
-            lb["prefetch"] = True
-        elif part == "if":
-            lb["inc_first"] = True
-        elif part == "nolb":  # measurement only: no look-back (wrong results, not checked)
+        if part == "nolb":  # measurement only: no look-back (wrong results, not checked)
             opts["fault"] = cs.Fault("no-lookback")
-        elif part == "late":  # compaction: values loaded after the look-back (those kept)
-            opts["preload"] = False
-        elif part == "pre":  # compaction: values loaded before the look-back (all)
-            opts["preload"] = True
         elif part == "blocked":
             opts["layout"] = "blocked"
         elif part.startswith("spin"):
             opts["spin_budget"] = int(part[4:])
         elif part[0] == "r":
             opts["rows"] = int(part[1:])
-        elif part[0] == "w":
-            lb["window"] = int(part[1:])
-        elif part[0] == "s":
-            lb["state_words"] = int(part[1:])
         elif part[0] == "k":
-            lb["per_lane"] = int(part[1:])
+            opts["per_lane"] = int(part[1:])
         else:
             raise ValueError(f"variant part {part!r} of {name!r}")
-    opts["lookback"] = cs.Lookback(**lb)
     return opts
 
 
@@ -178,7 +170,7 @@ UFUNC = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximu
 def operator_checks(rng, results, variant="default"):
     """Every operator and dtype, inclusive and exclusive, both layouts, default spin and
     spin 0, at an awkward size, with the look-back and tile of `variant`."""
-    vopts = {k: v for k, v in parse_variant(variant).items() if k not in ("layout", "spin_budget")}
+    vopts = {k: v for k, v in parse_variant(variant).items() if k not in ("layout", "spin_budget", "fault")}
     n = (1 << 22) // CHECK_SHRINK + 77
     last = wgprim.Monoid("select(a, b, b != 0u)", identity=0)
     for dt in (np.uint32, np.int32, np.float32):
@@ -196,7 +188,7 @@ def operator_checks(rng, results, variant="default"):
             for layout in ("striped", "blocked"):
                 for spin in (cs.SPIN_BUDGET, 0):
                     for exclusive in (False, True):
-                        opts = dict(vopts) if layout == "striped" else {"lookback": vopts.get("lookback")}
+                        opts = {k: v for k, v in vopts.items() if layout == "striped" or k != "rows"}
                         got, stats = cs.chained_scan(x, op, exclusive, layout=layout, spin_budget=spin, stats=True,
                                                      **opts)
                         got = got.numpy()
@@ -227,7 +219,7 @@ def operator_checks(rng, results, variant="default"):
     ref = x[np.maximum.accumulate(idx)]
     ref[: np.argmax(x != 0)] = 0
     for layout in ("striped", "blocked"):
-        opts = dict(vopts) if layout == "striped" else {"lookback": vopts.get("lookback")}
+        opts = {k: v for k, v in vopts.items() if layout == "striped" or k != "rows"}
         got, stats = cs.chained_scan(x, last, layout=layout, spin_budget=0, stats=True, **opts)
         ok = bool(np.array_equal(got.numpy(), ref))
         results.append({"check": "monoid last-nonzero", "variant": variant, "layout": layout, "n": n, "ok": ok, **stats})
@@ -260,7 +252,7 @@ def fault_checks(rng, results, variants, deadline):
                         log("FAIL fault", v, fault, dt, n, note)
                 if fault is not None and fault.every == 1:
                     continue
-                lb = {"lookback": opts["lookback"]} if "lookback" in opts else {}
+                lb = {"per_lane": opts["per_lane"]} if "per_lane" in opts else {}
                 x = xs[np.float32]
                 got, stats = compaction.compact_single_pass(x, m, spin_budget=0, fault=fault, **lb)
                 ok = bool(np.array_equal(got.numpy(), x[m]))

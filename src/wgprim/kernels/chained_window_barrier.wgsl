@@ -7,21 +7,18 @@ const LOOKBACK_WINDOW: u32 = 32u;
 var<workgroup> lb_status: array<u32, LOOKBACK_WINDOW>;
 var<workgroup> lb_value: array<ChainT, LOOKBACK_WINDOW>;
 
-// The window's slot of invocation `inv` (chained_prefetch: PREFETCH is off on this path).
-fn window_slot(inv: Invocation) -> u32 {
-  return select(NO_SLOT, inv.index, inv.index < LOOKBACK_WINDOW);
-}
-
 // One window from tile end - 1 backwards: sets lb_end (progress, or LOOKBACK_DONE with
 // lb_prefix) or, past the spin budget on a NOT READY predecessor, lb_fallback. Called by
 // the whole workgroup in uniform control flow.
-fn lookback_windows(inv: Invocation, end: u32, acc: ptr<function, ChainT>, polls: ptr<function, u32>,
-                    prefetched: bool) {
+fn lookback_windows(inv: Invocation, end: u32, acc: ptr<function, ChainT>, polls: ptr<function, u32>) {
   let t = inv.index;
   // Invocation k reads tile end - 1 - k (nearest first); the slot just before the
   // dispatch's tile 0 holds the carry, as an inclusive value.
   if (t < LOOKBACK_WINDOW) {
-    let s = window_state(end, t, lb_carry);
+    var s = TileState(INCLUSIVE, lb_carry);
+    if (t < end) {
+      s = read_state(end - 1u - t);
+    }
     lb_status[t] = s.status;
     lb_value[t] = s.value;
   }

@@ -7,26 +7,16 @@
 
 const NO_LANE: u32 = 0xffffffffu;
 
-// The window's slot of invocation `inv`: the lanes of the first subgroup.
-fn window_slot(inv: Invocation) -> u32 {
-  return select(NO_SLOT, inv.sg_lane, inv.index < inv.sg_size);
-}
-
 // Windows from tile end - 1 backwards, until finished (lb_end = LOOKBACK_DONE, lb_prefix
 // set) or a NOT READY predecessor outlasts the spin budget (lb_fallback names it). Each
 // window either moves back by at least one tile or counts one poll, so the loop ends.
-// `prefetched`: the first window is chained_prefetch's reads (the spin budget of this
-// call is one more).
 // Called by the whole workgroup in uniform control flow.
-fn lookback_windows(inv: Invocation, start: u32, acc: ptr<function, ChainT>, polls: ptr<function, u32>,
-                    prefetched: bool) {
+fn lookback_windows(inv: Invocation, start: u32, acc: ptr<function, ChainT>, polls: ptr<function, u32>) {
   if (inv.index >= inv.sg_size) {
     return;  // the whole first subgroup goes on, the others wait at the caller's barrier
   }
   let lane = inv.sg_lane;
   var end = start;
-  var pre = prefetched;
-  let budget = SPIN_BUDGET + select(0u, 1u, prefetched);
   loop {
     // Lane l reads tiles end - 1 - (l * LOOKBACK_PER_LANE + j), nearest first, all at
     // once; the slot just before the dispatch's tile 0 holds the carry, as an inclusive
@@ -34,10 +24,10 @@ fn lookback_windows(inv: Invocation, start: u32, acc: ptr<function, ChainT>, pol
     // (excluded) or INCLUSIVE (included) state.
     var states: array<TileState, LOOKBACK_PER_LANE>;
     for (var j = 0u; j < LOOKBACK_PER_LANE; j++) {
-      if (pre) {
-        states[j] = lb_pre[j];
-      } else {
-        states[j] = window_state(end, lane * LOOKBACK_PER_LANE + j, lb_carry);
+      let k = lane * LOOKBACK_PER_LANE + j;
+      states[j] = TileState(INCLUSIVE, lb_carry);
+      if (k < end) {
+        states[j] = read_state(end - 1u - k);
       }
     }
     var mine = chain_identity();
@@ -87,17 +77,14 @@ fn lookback_windows(inv: Invocation, start: u32, acc: ptr<function, ChainT>, pol
     if (moved > 0u) {
       end -= moved;
       *polls = 0u;
-      pre = false;
       continue;
     }
-    // The nearest predecessor is NOT READY: poll again, at most SPIN_BUDGET times (one
-    // more after a prefetched window, which may be stale).
-    pre = false;
+    // The nearest predecessor is NOT READY: poll again, at most SPIN_BUDGET times.
     if (STATS && lane == 0u) {
       atomicAdd(&chain_stats[2], 1u);
     }
     *polls += 1u;
-    if (*polls > budget) {
+    if (*polls > SPIN_BUDGET) {
       if (lane == 0u) {
         lb_fallback = end - 1u;
       }

@@ -6,9 +6,7 @@
 // Each workgroup ranks the flags of its tile (one tile per workgroup), publishes the
 // tile's count, gets the count of every earlier tile from the look-back (decoupled
 // fallback: a predecessor that is not ready is counted from its mask by this workgroup)
-// and writes its kept elements from there. PRELOAD_VALUES (set by the preamble): the
-// values are loaded with the flags, before the look-back, so that the look-back overlaps
-// their loads; otherwise after it, only the vec4s with a kept element. The last tile writes the total to
+// and writes its kept elements from there. The last tile writes the total to
 // chunk_carry[carry_out], read after the submit.
 
 alias ChainT = u32;
@@ -31,44 +29,18 @@ fn chain_reduce_tile(inv: Invocation, tile: u32) -> u32 {
   return block_exclusive_scan_total(inv, vec4<u32>(c, 0u, 0u, 0u)).total.x;
 }
 
-// This invocation's 4 vec4s of values (select.wgsl's layout: word k * WG + t), loaded
-// before the look-back so that their latency overlaps it; vec4s past the end read 0.
-fn load_values(tile: u32, t: u32) -> array<vec4<T>, 4> {
-  var xs: array<vec4<T>, 4>;
-  for (var k = 0u; k < 4u; k++) {
-    let w = tile * (TILE / 4u) + k * WG + t;
-    if (w * 4u < params.n) {
-      xs[k] = src[w];
-    }
-  }
-  return xs;
-}
-
 @compute @workgroup_size(WG)
 fn compact_chained_values(inv: Invocation) {
   let tile = group_index(inv);
   if (tile >= params.groups) {
     return;
   }
-  var xs: array<vec4<T>, 4>;
-  if (PRELOAD_VALUES) {
-    xs = load_values(tile, inv.index);
-  }
-  chained_prefetch(inv, tile);  // the first look-back window travels with the loads
   let r = tile_ranks(inv, tile);
   if (inv.index == 0u) {
     lb_aggregate = r.total;
   }
   let base = chained_prefix(inv, tile, tile == params.groups - 1u);
-  if (PRELOAD_VALUES) {
-    let pos = base + r.before;
-    emit4(xs[0], r.flags.x, pos.x);
-    emit4(xs[1], r.flags.y, pos.y);
-    emit4(xs[2], r.flags.z, pos.z);
-    emit4(xs[3], r.flags.w, pos.w);
-  } else {
-    write_values(inv, tile, r, base);
-  }
+  write_values(inv, tile, r, base);
 }
 
 @compute @workgroup_size(WG)
@@ -77,7 +49,6 @@ fn compact_chained_indices(inv: Invocation) {
   if (tile >= params.groups) {
     return;
   }
-  chained_prefetch(inv, tile);
   let r = tile_ranks(inv, tile);
   if (inv.index == 0u) {
     lb_aggregate = r.total;

@@ -49,7 +49,6 @@ fn scan_chained(inv: Invocation) {
   }
   let first = (tile * WG + inv.index) * VECS;
   var v = load_own(first);
-  chained_prefetch(inv, tile);  // the first look-back window travels with the loads
   let mine = combine(combine(total4(v[0]), total4(v[1])), combine(total4(v[2]), total4(v[3])));
   let before = block_exclusive_scan(inv, mine);
   if (inv.index == WG - 1u) {

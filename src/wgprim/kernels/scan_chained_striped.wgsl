@@ -31,13 +31,10 @@ fn scan_chained_striped(inv: Invocation) {
   let sg = inv.index / s;
   let base = tile * WG * ROWS + sg * s * ROWS + inv.sg_lane;
   var v: array<vec4<T>, ROWS>;
-  for (var k = 0u; k < ROWS; k++) {
-    v[k] = load_vec(base + k * s);
-  }
-  chained_prefetch(inv, tile);      // the first look-back window travels with the loads
   var lane_before: array<T, ROWS>;  // the row's elements before this lane, from the subgroup's start
   var run = identity();             // the subgroup's rows so far
   for (var k = 0u; k < ROWS; k++) {
+    v[k] = load_vec(base + k * s);
     let inclusive = subgroup_inclusive(inv, total4(v[k]));
     let left = subgroupShuffleUp(inclusive, 1u);
     lane_before[k] = select(combine(run, left), run, inv.sg_lane == 0u);

@@ -25,20 +25,15 @@ from wgprim.program import Program, consecutive_subgroups, get_pipeline
 
 WG = 256
 VECS = 4  # scan.wgsl's vec4s per invocation
-# Measured on an H200 at 2^28 (benchmarks/scan-h200-2026-12-01.json): spin budgets 0, 4
-# and 16 within 3% of each other (4: 1.44 ms with 4 states per lane).
+# Measured on an H200 at 2^28 (benchmarks/scan-h200-2026-12-01-confirm.json, f32 / u32):
+# spin budget 4 1.10 / 1.01 ms, 16 the same, 0 1.12 / 1.14 (25,000 fallbacks a scan).
 SPIN_BUDGET = 4
 # Predecessors each lane of the look-back subgroup reads per window: 1 (a window of 32
 # tiles) measured fastest on an H200, 2^28 u32: 0.97 ms; 4 states per lane 1.44 ms, 8: 3.6
-# ms (the state reads contend with the streaming loads).
+# ms. Wider windows (up to the whole workgroup: 256 tiles) were slower too (docs/scan.md).
 PER_LANE = 1
-# Subgroups reading one look-back window (1: one subgroup of 32 predecessors).
-WINDOW_SUBGROUPS = 1
-# State words per tile (4: aggregate and inclusive halves apart; 2: one word per half).
-STATE_WORDS = 4
-# Read the first look-back window while the tile's loads are in flight.
-PREFETCH = False
-# vec4s per invocation of the striped kernel (its tile is WG * ROWS * 4 elements).
+# vec4s per invocation of the striped kernel (its tile is WG * ROWS * 4 elements): 4
+# measured fastest; 8 and 16 are slower even without a look-back (docs/scan.md).
 STRIPED_ROWS = 4
 SINGLE_PASS_DTYPES = (operators.U32, operators.I32, operators.F32)
 
@@ -48,7 +43,7 @@ class Fault:
     """Test mode of the look-back: tiles with tile % every == phase publish nothing
     ("silent"), publish late ("late": `delay` rounds of a busy loop first), or publish
     their aggregate but never their inclusive value ("aggregate-only"). "no-lookback" is
-    for measurements only: every tile takes the identity as its prefix (wrong results),
+    for measurements only: the tiles take the identity as their prefix (wrong results),
     to time the kernel without its look-back."""
 
     mode: str
@@ -88,74 +83,32 @@ def lookback_constants(spin_budget: int, publish: bool, fault: Fault | None, sta
     return consts
 
 
-@dataclass(frozen=True)
-class Lookback:
-    """How the look-back reads its predecessors (kernels/chained_lookback.wgsl and the
-    window fragments). `per_lane`: states per reading lane; `window`: subgroups reading one
-    window (1: the first subgroup, no barrier; more: chained_window_workgroup.wgsl);
-    `state_words`: 4 (aggregate and inclusive halves apart) or 2 (one word per half, its
-    kind beside it); `inc_first`: with 4 words, read the aggregate words only where the
-    inclusive value is missing; `prefetch`: read the first window while the tile's loads
-    are in flight. Without subgroups the window is chained_window_barrier.wgsl (32 states,
-    no prefetch)."""
-
-    per_lane: int = PER_LANE
-    window: int = WINDOW_SUBGROUPS
-    state_words: int = STATE_WORDS
-    inc_first: bool = False
-    prefetch: bool = PREFETCH
-
-    def __post_init__(self):
-        if self.state_words not in (2, 4):
-            raise ValueError("state_words must be 2 or 4")
-        if self.per_lane < 1 or self.window < 1:
-            raise ValueError("per_lane and window must be at least 1")
-
-    def fragment(self, subgroups: bool) -> str:
-        """The look-back window: subgroup operations where subgroups are consecutive
-        invocations (one subgroup, or several with barriers), workgroup memory and
-        barriers elsewhere."""
-        if not subgroups:
-            return "chained_window_barrier"
-        return "chained_window_subgroup" if self.window == 1 else "chained_window_workgroup"
-
-    def preamble(self, subgroups: bool) -> str:
-        """WGSL constants of the look-back (put in the preamble)."""
-        return (f"const LOOKBACK_PER_LANE: u32 = {int(self.per_lane)}u;\n"
-                f"const LOOKBACK_SUBGROUPS: u32 = {int(self.window)}u;\n"
-                f"const STATE_WORDS: u32 = {int(self.state_words)}u;\n"
-                f"const INC_FIRST: bool = {str(bool(self.inc_first)).lower()};\n"
-                f"const PREFETCH: bool = {str(bool(self.prefetch and subgroups)).lower()};\n")
-
-    @property
-    def publishes_fallback(self) -> bool:
-        """Whether a fallback may publish what it reduced: with 4 words only (a 2-word
-        state's words also carry the inclusive value: the owner is their only writer)."""
-        return self.state_words == 4
-
-    def state_bytes(self, tiles: int) -> int:
-        """Bytes of the states of `tiles` tiles (whole vec4s: the reset writes vec4s)."""
-        return 16 * -(-tiles * self.state_words // 4)
+def lookback_preamble(per_lane: int = PER_LANE) -> str:
+    """WGSL constants of the look-back window (put in the preamble)."""
+    return f"const LOOKBACK_PER_LANE: u32 = {int(per_lane)}u;\n"
 
 
-def reset_states(p: Program, states, tiles: int, state_words: int = STATE_WORDS) -> None:
+def window_fragment(subgroups: bool) -> str:
+    """The look-back window: subgroup operations where subgroups are consecutive
+    invocations, workgroup memory and barriers elsewhere."""
+    return "chained_window_subgroup" if subgroups else "chained_window_barrier"
+
+
+def reset_states(p: Program, states, tiles: int) -> None:
     """Zero the state words of `tiles` tiles (one dispatch)."""
-    vecs = -(-tiles * state_words // 4)
     pipe = get_pipeline(p.device, "chained_reset", "", "chained_reset", {"WG": WG})
-    groups = -(-vecs // WG)
-    p.dispatch("chained reset", pipe, {0: p.params(vecs, groups), 1: states}, groups)
+    groups = -(-tiles // WG)
+    p.dispatch("chained reset", pipe, {0: p.params(tiles, groups), 1: states}, groups)
 
 
 class ChainedRecorder:
     """Records the single-pass scan of (dtype, op). `layout`: "striped" (coalesced, needs
     consecutive subgroups) or "blocked" (scan.wgsl's layout); None picks striped where
-    possible; `rows`: vec4s per invocation of the striped layout (tiles of WG * rows * 4);
-    `lookback`: the look-back's reading (Lookback). `spin_budget`, `fault` and `stats`
-    exist for tests and measurements."""
+    possible. `spin_budget`, `fault` and `stats` exist for tests and measurements."""
 
     def __init__(self, device: Device, dt: np.dtype, op, *, layout: str | None = None,
                  spin_budget: int = SPIN_BUDGET, fault: Fault | None = None, stats: bool = False,
-                 rows: int | None = None, lookback: Lookback | None = None):
+                 rows: int | None = None, per_lane: int = PER_LANE):
         dt = np.dtype(dt)
         if not supports(dt):
             raise TypeError(f"the single-pass scan takes uint32, int32 or float32, not {dt}")
@@ -171,27 +124,25 @@ class ChainedRecorder:
         if layout == "blocked" and rows != VECS or rows % VECS:
             raise ValueError(f"rows must be {VECS} for the blocked layout, a multiple of {VECS} for striped")
         self.tile = WG * rows * 4
-        self.lookback = lookback = Lookback() if lookback is None else lookback
-        kernel = ("scan", lookback.fragment(subgroups), "chained_lookback", "scan_chained")
+        kernel = ("scan", window_fragment(subgroups), "chained_lookback", "scan_chained")
         entry = "scan_chained"
         if layout == "striped":
             kernel += ("scan_chained_striped",)
             entry = "scan_chained_striped"
         preamble = (operators.preamble(op, dt, for_scan=True)
                     + block_scan.scan_preamble(device, block_scan.OPERATOR, subgroups=subgroups)
-                    + f"const ROWS: u32 = {rows}u;\n" + lookback.preamble(subgroups))
-        publish = publishes_fallback(op, dt) and lookback.publishes_fallback
-        consts = {"WG": WG, **lookback_constants(spin_budget, publish, fault, stats)}
+                    + f"const ROWS: u32 = {rows}u;\n" + lookback_preamble(per_lane))
+        consts = {"WG": WG, **lookback_constants(spin_budget, publishes_fallback(op, dt), fault, stats)}
         self.pipeline = get_pipeline(device, kernel, preamble, entry, consts)
 
     def record(self, p: Program, src: Array, dst: Array, exclusive: bool, stats=None) -> None:
         n, dev = src.size, p.device
         parts = chunks(n, self.dt.itemsize, self.tile, dev)
         groups = [-(-c.count // self.tile) for c in parts]
-        states = p.temp(self.lookback.state_bytes(sum(groups)))
+        states = p.temp(16 * sum(groups))
         carry = p.temp(4 * (len(parts) + 1))
         stats = p.temp(16) if stats is None else stats
-        reset_states(p, states, sum(groups), self.lookback.state_words)
+        reset_states(p, states, sum(groups))
         base = 0
         for slot, (c, g) in enumerate(zip(parts, groups)):
             params = p.params(c.count, g, 0, int(exclusive), 0)
@@ -204,7 +155,7 @@ class ChainedRecorder:
 
 def chained_scan(x, op="sum", exclusive: bool = False, **options):
     """The single-pass scan of the flattened `x` with recorder `options` (layout,
-    spin_budget, fault, rows, lookback); returns (result Array, look-back statistics
+    spin_budget, fault, rows, per_lane); returns (result Array, look-back statistics
     {fallbacks, rounds, polls}) — the statistics are counted only when asked
     (`stats=True`), for tests that must see the fallback happen."""
     from wgprim.array import empty
@@ -225,8 +176,9 @@ def chained_scan(x, op="sum", exclusive: bool = False, **options):
 
 METHODS = ("single-pass", "reduce-then-scan")
 # Smallest input for which the default is the single pass: measured faster than
-# reduce-then-scan on an H200 at 2^20, 2^24 and 2^28 (f32 and u32: 0.023 / 0.088 / 1.06 ms
-# against 0.033 / 0.104 / 1.14 ms). One tile (the three-dispatch scan is then one
+# reduce-then-scan on an H200 at 2^20, 2^24 and 2^28 (f32: 0.024 / 0.090 / 1.10 ms against
+# 0.033 / 0.107 / 1.15; u32: 0.025 / 0.084 / 1.01 against 0.032 / 0.107 / 1.17;
+# benchmarks/scan-h200-2026-12-01-confirm.json). One tile (the three-dispatch scan is then one
 # dispatch) keeps reduce-then-scan.
 DEFAULT_SINGLE_PASS_FROM = 4096 + 1
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from wgprim.array import Array, empty
-from wgprim.ops.chained_scan import SPIN_BUDGET, Fault, Lookback, lookback_constants, reset_states
+from wgprim.ops.chained_scan import (SPIN_BUDGET, Fault, lookback_constants, lookback_preamble,
+                                     reset_states, window_fragment)
 from wgprim.ops import block_scan
 from wgprim.ops.common import chunks
 from wgprim.program import Program, consecutive_subgroups, get_pipeline
@@ -22,13 +23,12 @@ U32 = np.dtype(np.uint32)
 WGSL = {np.dtype(np.uint32): "u32", np.dtype(np.int32): "i32", np.dtype(np.float32): "f32"}
 WG = 256
 TILE = WG * 4 * 4  # select.wgsl's tile: 4 mask words (16 flags) per invocation
-# The configuration measured on an H200 (benchmarks/scan-h200-2026-12-01.json): 4 states
-# per look-back lane. Half selected, f32: 0.027 ms at 2^20 (three phases: 0.033), 0.106 at
-# 2^24 (0.087), 1.32 at 2^28 (0.89). So the default takes the single pass only up to
-# SINGLE_PASS_UP_TO elements, where it was measured faster.
-COMPACT_LOOKBACK = Lookback(per_lane=1)
-# Load the values before the look-back (all of them) instead of after it (those kept).
-PRELOAD_VALUES = False
+# States per look-back lane: 1 measured fastest on an H200 (half selected, f32: 1.07 ms at
+# 2^28 against 1.44 with 4; benchmarks/scan-h200-2026-12-01-confirm.json). Against the
+# three phases (in brackets): 0.024 ms at 2^20 (0.031), 0.090 at 2^24 (0.090), 1.07 at
+# 2^28 (0.90). So the default takes the single pass only up to SINGLE_PASS_UP_TO elements,
+# where it was measured faster (at 2^24 the two tie).
+COMPACT_PER_LANE = 1
 SINGLE_PASS_UP_TO = 1 << 20
 
 
@@ -38,27 +38,26 @@ def single_pass_default(n: int) -> bool:
 
 
 def compact_program(x: Array | None, mask: Array, *, spin_budget: int = SPIN_BUDGET,
-                    fault: Fault | None = None, stats=None, lookback: Lookback = COMPACT_LOOKBACK,
-                    preload: bool = PRELOAD_VALUES):
-    """Record the compaction of x (None: the indices) by mask, its look-back reading as
-    `lookback` says. Returns (program, output per chunk, Array of the kept count per chunk)."""
+                    fault: Fault | None = None, stats=None, per_lane: int = COMPACT_PER_LANE):
+    """Record the compaction of x (None: the indices) by mask. Returns (program, output
+    per chunk, Array of the kept count per chunk)."""
     dev = mask.device
     dt = U32 if x is None else x.dtype
     kind = "indices" if x is None else "values"
     subgroups = consecutive_subgroups(dev)
     consts = {"WG": WG, "TPW": 1,
-              **lookback_constants(spin_budget, lookback.publishes_fallback, fault, stats is not None)}
+              **lookback_constants(spin_budget, True, fault, stats is not None)}
     preamble = (f"alias T = {WGSL[dt]};\n" + block_scan.scan_preamble(dev, "vec4<u32>", subgroups=subgroups)
-                + lookback.preamble(subgroups) + f"const PRELOAD_VALUES: bool = {str(bool(preload)).lower()};\n")
-    pipe = get_pipeline(dev, ("select", lookback.fragment(subgroups), "chained_lookback", "compact_chained"),
+                + lookback_preamble(per_lane))
+    pipe = get_pipeline(dev, ("select", window_fragment(subgroups), "chained_lookback", "compact_chained"),
                         preamble, f"compact_chained_{kind}", consts)
     program = Program(dev, label="compact single-pass")
     parts = chunks(mask.size, 4, TILE, dev)
     groups = [-(-c.count // TILE) for c in parts]
     totals = empty((len(parts),), U32, dev)
-    states = program.temp(lookback.state_bytes(sum(groups)))
+    states = program.temp(16 * sum(groups))
     stats = program.temp(16) if stats is None else stats
-    reset_states(program, states, sum(groups), lookback.state_words)
+    reset_states(program, states, sum(groups))
     outs, base = [], 0
     for slot, (c, g) in enumerate(zip(parts, groups)):
         out = empty((c.count,), dt, dev)
@@ -74,7 +73,7 @@ def compact_program(x: Array | None, mask: Array, *, spin_budget: int = SPIN_BUD
 
 def compact_single_pass(x, mask, **options):
     """x[mask] (x None: flatnonzero(mask)) through the single pass with `options`
-    (spin_budget, fault, lookback, preload); returns (result Array, look-back statistics), for tests."""
+    (spin_budget, fault); returns (result Array, look-back statistics), for tests."""
     from wgprim.ops.common import as_input
     from wgprim.ops.select import _as_mask, _gather_outputs
 
