@@ -135,6 +135,17 @@ def test_forced_fallback_several_states_per_lane(per_lane, fault, rng, device):
                 assert stats["fallbacks"] >= 1
 
 
+def test_no_lookback_is_for_measurements_only(rng):
+    # Fault("no-lookback") times the kernel without its look-back: every tile scans from
+    # the identity, so only the first tile is right; it is not one of the test modes.
+    assert "no-lookback" not in cs.Fault.MODES
+    x = random_values(rng, 4096 * 5, np.uint32)
+    got, stats = cs.chained_scan(x, fault=cs.Fault("no-lookback"), stats=True)
+    tiles = x.reshape(5, 4096)
+    np.testing.assert_array_equal(got.numpy().reshape(5, 4096), np.cumsum(tiles, axis=1, dtype=np.uint32))
+    assert stats["rounds"] == 0
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_forced_fallback_every_operator_and_monoid(dtype, rng, device, path):
     last = wgprim.Monoid("select(a, b, b != T(0))", identity=0)

@@ -178,8 +178,8 @@ METHODS = ("single-pass", "reduce-then-scan")
 # Smallest input for which the default is the single pass: measured faster than
 # reduce-then-scan on an H200 at 2^20, 2^24 and 2^28 (f32: 0.024 / 0.090 / 1.10 ms against
 # 0.033 / 0.107 / 1.15; u32: 0.025 / 0.084 / 1.01 against 0.032 / 0.107 / 1.17;
-# benchmarks/scan-h200-2026-12-01-confirm.json). One tile (the three-dispatch scan is then one
-# dispatch) keeps reduce-then-scan.
+# benchmarks/scan-h200-2026-12-01-confirm.json). One tile (the three-dispatch scan is
+# then one dispatch) keeps reduce-then-scan.
 DEFAULT_SINGLE_PASS_FROM = 4096 + 1
 
 
