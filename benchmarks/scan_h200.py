@@ -2,9 +2,25 @@
 torch / CuPy, in one process (run from the repository root on a machine with CUDA):
 
     python3 benchmarks/scan_h200.py --out DIR [--sizes 20,24,28] [--rounds 7] [--variants ...]
+                                   [--compact-variants ...] [--fault-variants ...]
 
-(benchmarks/scan-h200-2026-12-01.json came from --variants rts,striped4,striped4-k1,
-striped4-k8,striped8,striped8-k8,striped8-k2,blocked,striped4-spin0,striped4-spin16)
+A variant is `rts` (reduce-then-scan), `default` (what scan() runs), or a name made of
+parts: r<rows> (vec4s per invocation of the striped layout: tiles of 1024 * rows
+elements), k<states per look-back lane>, spin<budget>, blocked (the blocked layout),
+nolb (no look-back: wrong results, not checked; what the kernel costs without it). E.g.
+r8-k1. Compaction variants: `3phase`, `default`, or k<states per lane>.
+
+benchmarks/scan-h200-2026-12-01-confirm.json came from
+    --variants rts,default,nolb,r4-w1-s4-pf,r4-w1-s4-if,r8-w1-s4,r8-nolb,r16-nolb,r4-spin0,r4-spin16
+    --compact-variants 3phase,default,k1-pre,k4-pre,k4-late,nolb
+and benchmarks/scan-h200-2026-12-01-variants.json from a version of this script that
+also had look-back variants since removed (they lost, docs/scan.md): w<subgroups reading
+one window>, s<state words per tile: 2 or 4>, pf (the first window read while the tile's
+loads are in flight), if (inclusive words first), and for compaction pre / late (values
+loaded before / after the look-back).
+(benchmarks/scan-h200-2026-12-01.json came from an earlier version of this script with
+--variants rts,striped4,striped4-k1,striped4-k8,striped8,striped8-k8,striped8-k2,blocked,
+striped4-spin0,striped4-spin16: stripedR = rR-k4, -kK its states per lane.)
 
 1. Correctness of every variant at every size (u32 exact against numpy's wrapping cumsum,
    f32 within the documented bound against a float64 cumsum), every operator and dtype at
@@ -36,7 +52,8 @@ import wgprim  # noqa: E402
 from wgprim.array import empty  # noqa: E402
 from wgprim.ops import chained_scan as cs  # noqa: E402
 from wgprim.ops import compaction, select  # noqa: E402
-from wgprim.ops.scan import _Recorder, cumsum_error_bound  # noqa: E402
+from wgprim.ops.scan import ScanRecorder, cumsum_error_bound  # noqa: E402
+from wgprim.bench.timing import profile_scale  # noqa: E402
 from wgprim.program import Program, get_pipeline  # noqa: E402
 
 
@@ -48,12 +65,33 @@ def log(*a):
 
 
 # -- wgprim programs recorded once -------------------------------------------------------
-def scan_program(dev, x, out, method, **options):
+def parse_variant(name: str) -> dict:
+    """Recorder options of a variant name (see the module docstring); {} for `default`."""
+    if name in ("default", "3phase", "rts"):
+        return {}
+    opts = {}
+    for part in name.split("-"):
+        if part == "nolb":  # measurement only: no look-back (wrong results, not checked)
+            opts["fault"] = cs.Fault("no-lookback")
+        elif part == "blocked":
+            opts["layout"] = "blocked"
+        elif part.startswith("spin"):
+            opts["spin_budget"] = int(part[4:])
+        elif part[0] == "r":
+            opts["rows"] = int(part[1:])
+        elif part[0] == "k":
+            opts["per_lane"] = int(part[1:])
+        else:
+            raise ValueError(f"variant part {part!r} of {name!r}")
+    return opts
+
+
+def scan_program(dev, x, out, variant):
     p = Program(dev, "bench scan", transient=False)
-    if method == "rts":
-        _Recorder(dev, x.dtype, "sum").record(p, x, out, False)
+    if variant == "rts":
+        ScanRecorder(dev, x.dtype, "sum").record(p, x, out, False)
     else:
-        cs.ChainedRecorder(dev, x.dtype, "sum", **options).record(p, x, out, False)
+        cs.ChainedRecorder(dev, x.dtype, "sum", **parse_variant(variant)).record(p, x, out, False)
     return p
 
 
@@ -69,11 +107,12 @@ def copy_program(dev, src, dst):
 class Compaction:
     """A recorded compaction (single-pass or today's three phases) and its result."""
 
-    def __init__(self, x, m, single, per_lane=cs.PER_LANE):
-        if single:
-            self.p, self.outs, self.totals = compaction.compact_program(x, m, per_lane=per_lane)
+    def __init__(self, x, m, variant):
+        if variant == "3phase":
+            self.p = Program(m.device, label="compact")
+            self.outs, self.totals = select.CompactRecorder(m.device, x.dtype, True).record(self.p, x, m)
         else:
-            self.p, self.outs, self.totals = select._compact_program(x, m, True)
+            self.p, self.outs, self.totals = compaction.compact_program(x, m, **parse_variant(variant))
         self.p.transient = False
 
     def result(self, dt):
@@ -82,11 +121,20 @@ class Compaction:
 
 def gpu_ms(program) -> float:
     steps = program.run(profile=True)
-    return float(sum(s.ms for s in steps))
+    return float(sum(s.ms for s in steps)) * profile_scale(program.device)
 
 
 def step_ms(program) -> list:
-    return [(s.label, round(s.ms, 4)) for s in program.run(profile=True)]
+    return [(s.label, round(s.ms * profile_scale(program.device), 4)) for s in program.run(profile=True)]
+
+
+def warm_gpu(programs, ms: float) -> None:
+    """Run `programs` over and over for `ms` of wall time (clocks up before timing)."""
+    end = time.time() + ms / 1000
+    while time.time() < end:
+        for p in programs:
+            p.run()
+        gpu_ms(programs[0])  # waits for the GPU
 
 
 # -- checks ------------------------------------------------------------------------------
@@ -97,16 +145,16 @@ def check_cumsum(got: np.ndarray, x: np.ndarray, method: str) -> tuple[bool, str
     """u32/i32 exactly against numpy's wrapping cumsum, f32 within the documented bound of
     `method` against a float64 cumsum (references cached per input)."""
     sp = "single-pass" if method != "rts" else "reduce-then-scan"
-    key = (id(x), x.size, sp)
+    key = (id(x), x.size, x.dtype.str, sp)
     if key not in _REFS:
         if len(_REFS) > 4:
             _REFS.clear()
         if x.dtype.kind == "f":
             _REFS[key] = (np.cumsum(x.astype(np.float64)),
-                          cumsum_error_bound(np.cumsum(np.abs(x.astype(np.float64))), x.dtype, sp))
+                          cumsum_error_bound(np.cumsum(np.abs(x.astype(np.float64))), x.dtype, sp), x)
         else:
-            _REFS[key] = (np.cumsum(x, dtype=x.dtype), None)
-    ref, bound = _REFS[key]
+            _REFS[key] = (np.cumsum(x, dtype=x.dtype), None, x)  # x kept: its id stays its own
+    ref, bound, _ = _REFS[key]
     if bound is not None:
         err = np.abs(got.astype(np.float64) - ref)
         ok = bool(np.all(err <= bound))
@@ -119,9 +167,10 @@ UFUNC = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximu
          "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor}
 
 
-def operator_checks(rng, results):
+def operator_checks(rng, results, variant="default"):
     """Every operator and dtype, inclusive and exclusive, both layouts, default spin and
-    spin 0, at an awkward size."""
+    spin 0, at an awkward size, with the look-back and tile of `variant`."""
+    vopts = {k: v for k, v in parse_variant(variant).items() if k not in ("layout", "spin_budget", "fault")}
     n = (1 << 22) // CHECK_SHRINK + 77
     last = wgprim.Monoid("select(a, b, b != 0u)", identity=0)
     for dt in (np.uint32, np.int32, np.float32):
@@ -139,7 +188,9 @@ def operator_checks(rng, results):
             for layout in ("striped", "blocked"):
                 for spin in (cs.SPIN_BUDGET, 0):
                     for exclusive in (False, True):
-                        got, stats = cs.chained_scan(x, op, exclusive, layout=layout, spin_budget=spin, stats=True)
+                        opts = {k: v for k, v in vopts.items() if layout == "striped" or k != "rows"}
+                        got, stats = cs.chained_scan(x, op, exclusive, layout=layout, spin_budget=spin, stats=True,
+                                                     **opts)
                         got = got.numpy()
                         ref = UFUNC[op].accumulate(x, dtype=x.dtype)
                         if exclusive:
@@ -159,7 +210,7 @@ def operator_checks(rng, results):
                                 ok = bool(np.all(np.abs(got - r64) <= (200 + np.arange(n)) * 1.2e-7 * np.abs(r64)))
                         else:
                             ok = bool(np.array_equal(got, ref))
-                        results.append({"check": "operator", "dtype": np.dtype(dt).name, "op": op, "layout": layout,
+                        results.append({"check": "operator", "variant": variant, "dtype": np.dtype(dt).name, "op": op, "layout": layout,
                                         "spin": spin, "exclusive": exclusive, "n": n, "ok": ok, **stats})
                         if not ok:
                             log("FAIL operator", dt, op, layout, spin, exclusive)
@@ -168,38 +219,49 @@ def operator_checks(rng, results):
     ref = x[np.maximum.accumulate(idx)]
     ref[: np.argmax(x != 0)] = 0
     for layout in ("striped", "blocked"):
-        got, stats = cs.chained_scan(x, last, layout=layout, spin_budget=0, stats=True)
+        opts = {k: v for k, v in vopts.items() if layout == "striped" or k != "rows"}
+        got, stats = cs.chained_scan(x, last, layout=layout, spin_budget=0, stats=True, **opts)
         ok = bool(np.array_equal(got.numpy(), ref))
-        results.append({"check": "monoid last-nonzero", "layout": layout, "n": n, "ok": ok, **stats})
+        results.append({"check": "monoid last-nonzero", "variant": variant, "layout": layout, "n": n, "ok": ok, **stats})
 
 
-def fault_checks(rng, results):
+def fault_checks(rng, results, variants, deadline):
+    """The forced-fallback modes at sizes of millions on this GPU's concurrency, for each
+    of `variants` (scan and compaction), until `deadline` (time.time())."""
     faults = [None, cs.Fault("silent", 7, 3), cs.Fault("late", 5, 0, 20000), cs.Fault("aggregate-only", 3, 1),
               cs.Fault("silent", 1, 0)]
     for n in ((1 << 24) // CHECK_SHRINK + 123, 3_000_017 // CHECK_SHRINK):
         xs = {np.uint32: rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32),
               np.float32: rng.standard_normal(n).astype(np.float32)}
-        for fault in faults:
-            if fault is not None and fault.every == 1 and n > 4_000_000:
-                continue  # every tile silent: quadratic for floats
-            for dt, x in xs.items():
-                for layout in ("striped", "blocked"):
-                    got, stats = cs.chained_scan(x, layout=layout, spin_budget=0, fault=fault, stats=True)
-                    ok, note = check_cumsum(got.numpy(), x, "sp")
-                    results.append({"check": "fault", "fault": None if fault is None else fault.mode,
-                                    "every": None if fault is None else fault.every, "dtype": np.dtype(dt).name,
-                                    "layout": layout, "n": n, "ok": ok, "note": note, **stats})
-                    if not ok:
-                        log("FAIL fault", fault, dt, layout, n, note)
         m = rng.random(n) < 0.5
-        x = xs[np.float32]
-        for fault in faults[:4]:
-            got, stats = compaction.compact_single_pass(x, m, spin_budget=0, fault=fault)
-            ok = bool(np.array_equal(got.numpy(), x[m]))
-            got2, _ = compaction.compact_single_pass(None, m, spin_budget=0, fault=fault)
-            ok2 = bool(np.array_equal(got2.numpy(), np.flatnonzero(m)))
-            results.append({"check": "compact fault", "fault": None if fault is None else fault.mode,
-                            "n": n, "ok": ok and ok2, **stats})
+        for v in variants:
+            opts = parse_variant(v)
+            for fault in faults:
+                if time.time() > deadline:
+                    results.append({"check": "fault", "variant": v, "ok": True, "note": "skipped: out of time"})
+                    return
+                if fault is not None and fault.every == 1 and n > 4_000_000:
+                    continue  # every tile silent: quadratic for floats
+                for dt, x in xs.items():
+                    got, stats = cs.chained_scan(x, spin_budget=0, fault=fault, stats=True, **opts)
+                    ok, note = check_cumsum(got.numpy(), x, "sp")
+                    results.append({"check": "fault", "variant": v, "fault": None if fault is None else fault.mode,
+                                    "every": None if fault is None else fault.every, "dtype": np.dtype(dt).name,
+                                    "n": n, "ok": ok, "note": note, **stats})
+                    if not ok:
+                        log("FAIL fault", v, fault, dt, n, note)
+                if fault is not None and fault.every == 1:
+                    continue
+                lb = {"per_lane": opts["per_lane"]} if "per_lane" in opts else {}
+                x = xs[np.float32]
+                got, stats = compaction.compact_single_pass(x, m, spin_budget=0, fault=fault, **lb)
+                ok = bool(np.array_equal(got.numpy(), x[m]))
+                got2, _ = compaction.compact_single_pass(None, m, spin_budget=0, fault=fault, **lb)
+                ok2 = bool(np.array_equal(got2.numpy(), np.flatnonzero(m)))
+                results.append({"check": "compact fault", "variant": v, "fault": None if fault is None else fault.mode,
+                                "n": n, "ok": ok and ok2, **stats})
+                if not (ok and ok2):
+                    log("FAIL compact fault", v, fault, n)
 
 
 # -- timing ------------------------------------------------------------------------------
@@ -208,9 +270,13 @@ def main():
     ap.add_argument("--out", default="benchmarks/out")
     ap.add_argument("--sizes", default="20,24,28")
     ap.add_argument("--rounds", type=int, default=7)
-    ap.add_argument("--variants", default="rts,default,striped4-k1,striped8-k1,striped4")
+    ap.add_argument("--variants", default="rts,default")
+    ap.add_argument("--compact-variants", default="3phase,default")
+    ap.add_argument("--fault-variants", default="default", help="variants whose forced-fallback checks run")
+    ap.add_argument("--operator-variant", default="default")
     ap.add_argument("--skip-checks", action="store_true")
     ap.add_argument("--check-shrink", type=int, default=1)
+    ap.add_argument("--budget-s", type=float, default=240, help="stop the fault checks after this long")
     args = ap.parse_args()
     global CHECK_SHRINK
     CHECK_SHRINK = args.check_shrink
@@ -219,8 +285,8 @@ def main():
     t0 = time.time()
     dev = wgprim.get_device()
     report = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "adapter": dev.summary
-              if hasattr(dev, "summary") else str(dev), "python": platform.python_version(), "checks": [],
-              "timing": {}, "steps": {}, "stats": {}}
+              if hasattr(dev, "summary") else str(dev), "python": platform.python_version(), "argv": sys.argv[1:],
+              "checks": [], "timing": {}, "steps": {}, "stats": {}}
     try:
         report["gpu"] = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
                                        capture_output=True, text=True).stdout.strip()
@@ -235,27 +301,11 @@ def main():
         have_refs = False
 
     rng = np.random.default_rng(0)
-    from wgprim.bench.timing import warm_gpu
 
-    # Names as in benchmarks/scan-h200-2026-12-01.json: stripedR = the striped layout with
-    # R vec4s per invocation, -kK = K states per look-back lane (4 unless named).
-    variants = {
-        "rts": dict(method="rts"),
-        "default": dict(method="sp"),
-        "striped4": dict(method="sp", layout="striped", rows=4, per_lane=4),
-        "striped8": dict(method="sp", layout="striped", rows=8, per_lane=4),
-        "striped16": dict(method="sp", layout="striped", rows=16, per_lane=4),
-        "blocked": dict(method="sp", layout="blocked", per_lane=4),
-        "striped4-spin0": dict(method="sp", layout="striped", rows=4, per_lane=4, spin_budget=0),
-        "striped4-spin16": dict(method="sp", layout="striped", rows=4, per_lane=4, spin_budget=16),
-        "striped4-spin32": dict(method="sp", layout="striped", rows=4, per_lane=4, spin_budget=32),
-        "striped4-k1": dict(method="sp", layout="striped", rows=4, per_lane=1),
-        "striped4-k8": dict(method="sp", layout="striped", rows=4, per_lane=8),
-        "striped8-k1": dict(method="sp", layout="striped", rows=8, per_lane=1),
-        "striped8-k2": dict(method="sp", layout="striped", rows=8, per_lane=2),
-        "striped8-k8": dict(method="sp", layout="striped", rows=8, per_lane=8),
-    }
     chosen = [v for v in args.variants.split(",") if v]
+    compact_chosen = [v for v in args.compact_variants.split(",") if v]
+    for v in chosen + compact_chosen:
+        parse_variant(v)  # a misspelt name fails before any work
 
     # correctness of each variant at each size, and the programs to time
     sizes = [1 << int(s) for s in args.sizes.split(",")]
@@ -268,40 +318,44 @@ def main():
             gx = wgprim.asarray(x)
             out = empty((n,), dt)
             for v in chosen:
-                opts = dict(variants[v])
-                method = opts.pop("method")
                 try:
-                    p = scan_program(dev, gx, out, method, **opts)
+                    p = scan_program(dev, gx, out, v)
                     p.run()
-                    ok, note = check_cumsum(out.numpy(), x, method)
+                    ok, note = (True, "not checked: measurement only") if "nolb" in v else \
+                        check_cumsum(out.numpy(), x, v)
                 except Exception as e:  # a variant that does not build is reported, not fatal
                     ok, note, p = False, f"error: {e}", None
                     traceback.print_exc()
                 report["checks"].append({"check": "cumsum", "variant": v, "dtype": dtn, "n": n, "ok": ok, "note": note})
-                log(f"check cumsum {v:16s} {dtn} 2^{n.bit_length() - 1}: {ok} {note}")
-                if p is not None:
+                log(f"check cumsum {v:18s} {dtn} 2^{n.bit_length() - 1}: {ok} {note}")
+                if p is not None and ok:
                     progs[(v, dtn, n)] = p
             tx = torch.from_numpy(x.view(np.int32) if dt.kind == "u" else x).cuda() if have_refs else None
             cx = cp.asarray(x) if have_refs else None
             refs_t[(dtn, n)] = (tx, cx, gx, out)
+        _REFS.clear()
         # compaction, half selected, f32
         x = rng.standard_normal(n).astype(np.float32)
         m = rng.random(n) < 0.5
         gx, gm = wgprim.asarray(x), wgprim.asarray(m)
-        for name, single, k in (("compact-3phase", False, 0), ("compact-single", True, cs.PER_LANE),
-                                ("compact-single-k8", True, 8)):
-            c = Compaction(gx, gm, single, k)
-            c.p.run()
-            ok = bool(np.array_equal(c.result(np.dtype(np.float32)), x[m]))
-            report["checks"].append({"check": "compact", "variant": name, "n": n, "ok": ok})
-            log(f"check {name} 2^{n.bit_length() - 1}: {ok}")
-            progs[(name, "float32", n)] = c.p
+        for v in compact_chosen:
+            try:
+                c = Compaction(gx, gm, v)
+                c.p.run()
+                ok = "nolb" in v or bool(np.array_equal(c.result(np.dtype(np.float32)), x[m]))
+            except Exception as e:
+                ok, c = False, None
+                traceback.print_exc()
+            report["checks"].append({"check": "compact", "variant": v, "n": n, "ok": ok})
+            log(f"check compact {v:18s} 2^{n.bit_length() - 1}: {ok}")
+            if ok:
+                progs[("compact " + v, "float32", n)] = c.p
         progs[("copy", "float32", n)] = copy_program(dev, refs_t[("float32", n)][2], refs_t[("float32", n)][3])
         if have_refs:
             refs_t[("compact", n)] = (torch.from_numpy(x).cuda(), torch.from_numpy(m).cuda(), cp.asarray(x), cp.asarray(m))
     log(f"[{time.time() - t0:.0f}s] timing")
 
-    warm_gpu(dev, 2000)
+    warm_gpu([p for k, p in progs.items() if k[2] == max(sizes)], 2000)
     samples: dict = {}
 
     def ev(call):
@@ -333,15 +387,18 @@ def main():
     for key, p in progs.items():
         if key[2] == max(sizes):
             report["steps"]["|".join(map(str, key))] = step_ms(p)
+    log(f"[{time.time() - t0:.0f}s] stats")
 
     # look-back statistics at the largest size, on this GPU's real concurrency
     n = max(sizes)
     for dtn in ("float32", "uint32"):
-        for v in ("default", "striped4", "striped4-k1", "striped4-k8", "striped8", "blocked"):
-            if v not in chosen:
+        for v in chosen:
+            if v == "rts" or "nolb" in v:
                 continue
-            opts = {k: a for k, a in variants[v].items() if k != "method"}
-            _, st = cs.chained_scan(refs_t[(dtn, n)][2], stats=True, **opts)
+            _, st = cs.chained_scan(refs_t[(dtn, n)][2], stats=True, **parse_variant(v))
+            tiles = -(-n // cs.ChainedRecorder(dev, np.dtype(dtn), "sum", **parse_variant(v)).tile)
+            st["tiles"] = tiles
+            st["windows_per_tile"] = round(st["rounds"] / tiles, 3)
             report["stats"][f"{v}|{dtn}|{n}"] = st
     log(f"[{time.time() - t0:.0f}s] table")
 
@@ -355,20 +412,27 @@ def main():
         copy = med(("copy", "float32", n))
         for key in sorted(k for k in samples if k[2] == n):
             ms = med(key)
-            moved = 2 * n * 4 if "compact" not in key[0] and "mask" not in key[0] else n * 4 + n + n * 2
+            is_compact = "compact" in key[0] or "mask" in key[0]
+            moved = n * 4 + n + n * 2 if is_compact else 2 * n * 4
             gbps = moved / (ms * 1e6)
             lines.append(f"| {key[0]} | {key[1]} | 2^{n.bit_length() - 1} | {ms:.4f} | {gbps:.0f} | "
-                         f"{100 * copy / ms if 'compact' not in key[0] and 'mask' not in key[0] else float('nan'):.0f} |")
+                         f"{100 * copy / ms if not is_compact else float('nan'):.0f} |")
     table = "\n".join(lines)
     log(table)
     report["table"] = table
+    for k, st in report["stats"].items():
+        log("stats", k, st)
     (out_dir / "scan_h200.json").write_text(json.dumps(report, indent=1))  # kept if the checks run out of time
 
     if not args.skip_checks:
         log(f"[{time.time() - t0:.0f}s] fault and operator checks")
         try:
-            fault_checks(rng, report["checks"])
-            operator_checks(rng, report["checks"])
+            fault_checks(rng, report["checks"], [v for v in args.fault_variants.split(",") if v],
+                         t0 + args.budget_s)
+            if time.time() < t0 + args.budget_s:
+                operator_checks(rng, report["checks"], args.operator_variant)
+            else:
+                report["checks"].append({"check": "operator", "ok": True, "note": "skipped: out of time"})
         except Exception:
             report["checks"].append({"check": "crash", "ok": False, "note": traceback.format_exc()})
             traceback.print_exc()

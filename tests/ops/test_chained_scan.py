@@ -120,6 +120,32 @@ def test_forced_fallback_is_exact(fault, dtype, rng, device, path):
             assert stats["fallbacks"] >= 1
 
 
+@pytest.mark.parametrize("per_lane", [2, 4])
+@pytest.mark.parametrize("fault", FAULTS[:3], ids=lambda f: f.mode)
+def test_forced_fallback_several_states_per_lane(per_lane, fault, rng, device):
+    # Look-back lanes reading several predecessors each (the window covers 32 * per_lane
+    # tiles on the subgroup path), tiles of 4096 and 8192 elements.
+    n = 4096 * 150 + 17
+    for dtype in (np.uint32, np.float32):
+        x = random_values(rng, n, dtype)
+        for rows in ((4, 8) if "striped" in layouts(device) else (None,)):
+            got, stats = cs.chained_scan(x, rows=rows, per_lane=per_lane, spin_budget=0, fault=fault, stats=True)
+            assert_scan(x, "sum", False, got.numpy())
+            if fault.mode == "silent":
+                assert stats["fallbacks"] >= 1
+
+
+def test_no_lookback_is_for_measurements_only(rng):
+    # Fault("no-lookback") times the kernel without its look-back: every tile scans from
+    # the identity, so only the first tile is right; it is not one of the test modes.
+    assert "no-lookback" not in cs.Fault.MODES
+    x = random_values(rng, 4096 * 5, np.uint32)
+    got, stats = cs.chained_scan(x, fault=cs.Fault("no-lookback"), stats=True)
+    tiles = x.reshape(5, 4096)
+    np.testing.assert_array_equal(got.numpy().reshape(5, 4096), np.cumsum(tiles, axis=1, dtype=np.uint32))
+    assert stats["rounds"] == 0
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_forced_fallback_every_operator_and_monoid(dtype, rng, device, path):
     last = wgprim.Monoid("select(a, b, b != T(0))", identity=0)

@@ -73,6 +73,18 @@ def test_forced_fallback_is_exact(fault, rng, path):
         assert stats["fallbacks"] >= 1
 
 
+@pytest.mark.parametrize("per_lane", [2, 4])
+def test_forced_fallback_several_states_per_lane(per_lane, rng, path):
+    n = 4096 * 120 + 7
+    x = values(rng, n, np.float32)
+    m = rng.random(n) < 0.4
+    for fault in FAULTS[1:4]:
+        got, _ = compaction.compact_single_pass(x, m, spin_budget=0, fault=fault, per_lane=per_lane)
+        np.testing.assert_array_equal(got.numpy(), x[m])
+        got, _ = compaction.compact_single_pass(None, m, spin_budget=0, fault=fault, per_lane=per_lane)
+        np.testing.assert_array_equal(got.numpy(), np.flatnonzero(m))
+
+
 @pytest.mark.skipif(ON_GL, reason="several million elements: lavapipe only")
 def test_forced_fallback_several_million(rng):
     n = 3_000_017

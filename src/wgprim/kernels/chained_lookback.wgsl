@@ -30,7 +30,8 @@ override SPIN_BUDGET: u32 = 4u;    // polls of a NOT READY predecessor before fa
 override PUBLISH_FALLBACK: bool = false;
 // Test modes (FAULT_MODE != 0): tiles with tile % FAULT_EVERY == FAULT_PHASE misbehave.
 // 1: publish nothing; 2: spin FAULT_DELAY rounds before publishing; 3: publish the
-// aggregate but never the inclusive value.
+// aggregate but never the inclusive value. 4 (measurements only, the results are wrong):
+// no look-back, the prefix is the identity: what the kernel costs without its look-back.
 override FAULT_MODE: u32 = 0u;
 override FAULT_EVERY: u32 = 1u;
 override FAULT_PHASE: u32 = 0u;
@@ -134,6 +135,10 @@ fn chained_prefix(inv: Invocation, tile: u32, last: bool) -> ChainT {
     lb_carry = chain_identity();
     if (chain.has_carry == 1u) {
       lb_carry = chunk_carry[chain.carry_in];
+    }
+    if (faulty(tile) && FAULT_MODE == 4u) {
+      lb_prefix = chain_identity();
+      lb_end = LOOKBACK_DONE;
     }
   }
   loop {

@@ -25,14 +25,15 @@ from wgprim.program import Program, consecutive_subgroups, get_pipeline
 
 WG = 256
 VECS = 4  # scan.wgsl's vec4s per invocation
-# Measured on an H200 at 2^28 (benchmarks/scan-h200-2026-12-01.json): spin budgets 0, 4
-# and 16 within 3% of each other (4: 1.44 ms with 4 states per lane).
+# Measured on an H200 at 2^28 (benchmarks/scan-h200-2026-12-01-confirm.json, f32 / u32):
+# spin budget 4 1.10 / 1.01 ms, 16 the same, 0 1.12 / 1.14 (25,000 fallbacks a scan).
 SPIN_BUDGET = 4
 # Predecessors each lane of the look-back subgroup reads per window: 1 (a window of 32
 # tiles) measured fastest on an H200, 2^28 u32: 0.97 ms; 4 states per lane 1.44 ms, 8: 3.6
-# ms (the state reads contend with the streaming loads).
+# ms. Wider windows (up to the whole workgroup: 256 tiles) were slower too (docs/scan.md).
 PER_LANE = 1
-# vec4s per invocation of the striped kernel (its tile is WG * ROWS * 4 elements).
+# vec4s per invocation of the striped kernel (its tile is WG * ROWS * 4 elements): 4
+# measured fastest; 8 and 16 are slower even without a look-back (docs/scan.md).
 STRIPED_ROWS = 4
 SINGLE_PASS_DTYPES = (operators.U32, operators.I32, operators.F32)
 
@@ -41,19 +42,23 @@ SINGLE_PASS_DTYPES = (operators.U32, operators.I32, operators.F32)
 class Fault:
     """Test mode of the look-back: tiles with tile % every == phase publish nothing
     ("silent"), publish late ("late": `delay` rounds of a busy loop first), or publish
-    their aggregate but never their inclusive value ("aggregate-only")."""
+    their aggregate but never their inclusive value ("aggregate-only"). "no-lookback" is
+    for measurements only: the tiles take the identity as their prefix (wrong results),
+    to time the kernel without its look-back."""
 
     mode: str
     every: int = 1
     phase: int = 0
     delay: int = 20000
 
-    MODES = {"silent": 1, "late": 2, "aggregate-only": 3}
+    MODES = {"silent": 1, "late": 2, "aggregate-only": 3}  # the answer stays exact
+    MEASURE_MODES = {"no-lookback": 4}
 
     def constants(self) -> dict:
-        if self.mode not in self.MODES:
-            raise ValueError(f"fault mode must be one of {sorted(self.MODES)}")
-        return {"FAULT_MODE": self.MODES[self.mode], "FAULT_EVERY": self.every,
+        modes = {**self.MODES, **self.MEASURE_MODES}
+        if self.mode not in modes:
+            raise ValueError(f"fault mode must be one of {sorted(modes)}")
+        return {"FAULT_MODE": modes[self.mode], "FAULT_EVERY": self.every,
                 "FAULT_PHASE": self.phase, "FAULT_DELAY": self.delay}
 
 
@@ -171,9 +176,10 @@ def chained_scan(x, op="sum", exclusive: bool = False, **options):
 
 METHODS = ("single-pass", "reduce-then-scan")
 # Smallest input for which the default is the single pass: measured faster than
-# reduce-then-scan on an H200 at 2^20, 2^24 and 2^28 (f32 and u32: 0.023 / 0.088 / 1.06 ms
-# against 0.033 / 0.104 / 1.14 ms). One tile (the three-dispatch scan is then one
-# dispatch) keeps reduce-then-scan.
+# reduce-then-scan on an H200 at 2^20, 2^24 and 2^28 (f32: 0.024 / 0.090 / 1.10 ms against
+# 0.033 / 0.107 / 1.15; u32: 0.025 / 0.084 / 1.01 against 0.032 / 0.107 / 1.17;
+# benchmarks/scan-h200-2026-12-01-confirm.json). One tile (the three-dispatch scan is
+# then one dispatch) keeps reduce-then-scan.
 DEFAULT_SINGLE_PASS_FROM = 4096 + 1
 
 

@@ -23,11 +23,12 @@ U32 = np.dtype(np.uint32)
 WGSL = {np.dtype(np.uint32): "u32", np.dtype(np.int32): "i32", np.dtype(np.float32): "f32"}
 WG = 256
 TILE = WG * 4 * 4  # select.wgsl's tile: 4 mask words (16 flags) per invocation
-# The configuration measured on an H200 (benchmarks/scan-h200-2026-12-01.json): 4 states
-# per look-back lane. Half selected, f32: 0.027 ms at 2^20 (three phases: 0.033), 0.106 at
-# 2^24 (0.087), 1.32 at 2^28 (0.89). So the default takes the single pass only up to
-# SINGLE_PASS_UP_TO elements, where it was measured faster.
-COMPACT_PER_LANE = 4
+# States per look-back lane: 1 measured fastest on an H200 (half selected, f32: 1.07 ms at
+# 2^28 against 1.44 with 4; benchmarks/scan-h200-2026-12-01-confirm.json). Against the
+# three phases (in brackets): 0.024 ms at 2^20 (0.031), 0.090 at 2^24 (0.090), 1.07 at
+# 2^28 (0.90). So the default takes the single pass only up to SINGLE_PASS_UP_TO elements,
+# where it was measured faster (at 2^24 the two tie).
+COMPACT_PER_LANE = 1
 SINGLE_PASS_UP_TO = 1 << 20
 
 
