@@ -38,24 +38,39 @@ def _check_k(k, n: int) -> int:
     return int(k)
 
 
-def _select_1d(keys: Array, k: int, largest: bool) -> tuple[Array, Array]:
+CAP = 16384  # candidates kept after a pass (kernels/topk_select.wgsl)
+STEPS = 6      # three key digits, three index digits
+STATE_WORDS = 16
+
+
+def record_select(p: Program, keys: Array, k: int, largest: bool, cap: int = CAP) -> tuple[Array, Array]:
+    """Record the radix select of the k best of the 1-D `keys` into `p`: returns the k
+    chosen (raw key, index) pairs, unsorted (kernels/topk_select.wgsl)."""
     dev, n = keys.device, keys.size
     mode = _mode(keys.dtype, largest)
-    pipe = lambda entry: get_pipeline(dev, ("order_key", "radix_keys", "radix_select"), "", entry, {"WG": WG})  # noqa: E731
-    p = Program(dev, label="topk select")
-    hist, state, taken = p.temp(8 * 256 * 4), p.temp(64), p.temp(16)
-    cand_keys = Array(p.temp(4 * k), keys.dtype, (k,), dev)
-    cand_index = Array(p.temp(4 * k), U32, (k,), dev)
+    hist, state = p.temp((STEPS * 4096 + 2) * 4), p.temp(STATE_WORDS * 4)  # + 2 append counters
+    cand_keys, cand_index = p.temp(4 * cap), p.temp(4 * cap)
+    out_keys = Array(p.temp(4 * k), keys.dtype, (k,), dev)
+    out_index = Array(p.temp(4 * k), U32, (k,), dev)
     groups = min(-(-n // (WG * 16)), MAX_GROUPS)
-    p.dispatch("topk clear", pipe("select_clear"),
-               {0: p.params(n, k, mode, 0, 8), 2: hist, 3: state, 6: taken}, 8)
-    for digit in range(8):
-        params = p.params(n, k, mode, digit, groups)
-        p.dispatch("topk histogram", pipe("select_histogram"), {0: params, 1: keys.buffer, 2: hist, 3: state}, groups)
-        p.dispatch("topk pick", pipe("select_pick"), {0: params, 2: hist, 3: state}, 1)
-    p.dispatch("topk take", pipe("select_take"), {
-        0: p.params(n, k, mode, 0, groups), 1: keys.buffer, 3: state,
-        4: cand_keys.buffer, 5: cand_index.buffer, 6: taken}, groups)
+    params = p.params(n, k, groups)
+    constants = {"WG": WG, "MODE": mode, "CAP": cap}
+    pipe = lambda entry, step=0: get_pipeline(  # noqa: E731
+        dev, ("order_key", "radix_keys", "topk_select"), "", entry, {**constants, "STEP": step})
+    bound = {0: params, 1: keys.buffer, 2: hist, 3: state, 4: cand_keys, 5: cand_index,
+             6: out_keys.buffer, 7: out_index.buffer}
+    p.dispatch("topk clear", pipe("topk_clear"), {0: params, 2: hist, 3: state}, -(-(STEPS * 4096 + 2) // WG))
+    for step in range(STEPS):
+        p.dispatch("topk pass", pipe("topk_pass", step), bound, groups)
+        p.dispatch("topk pick", pipe("topk_pick", step), {2: hist, 3: state}, 1)
+    p.dispatch("topk take", pipe("topk_take"), bound, groups)
+    return out_keys, out_index
+
+
+def _select_1d(keys: Array, k: int, largest: bool, cap: int = CAP) -> tuple[Array, Array]:
+    dev = keys.device
+    p = Program(dev, label="topk select")
+    cand_keys, cand_index = record_select(p, keys, k, largest, cap)
     values = empty((k,), keys.dtype, dev)
     indices = empty((k,), U32, dev)
     if k <= tile_size(dev):
