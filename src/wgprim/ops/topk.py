@@ -90,6 +90,35 @@ def _select_1d(keys: Array, k: int, largest: bool, cap: int = CAP) -> tuple[Arra
     return values, indices
 
 
+ROWS_MAX_K = 64        # kernels/topk_rows.wgsl: slots per row
+ROWS_MAX_LENGTH = 4096  # ... and at most 16 elements per invocation
+ROWS_PER_LANE = 8       # elements per invocation aimed at (fewer rows per workgroup beyond)
+
+
+def rows_shape(length: int) -> tuple[int, int]:
+    """(invocations per row, elements per invocation) of kernels/topk_rows.wgsl."""
+    lanes = 1 << max(0, (-(-length // ROWS_PER_LANE) - 1).bit_length())
+    lanes = min(WG, max(16, lanes))
+    return lanes, -(-length // lanes)
+
+
+def select_rows(arr: Array, length: int, k: int, largest: bool) -> tuple[Array, Array]:
+    """Top k of every row of `length` of the flat `arr`, one read (kernels/topk_rows.wgsl)."""
+    dev = arr.device
+    rows = arr.size // length
+    lanes, per_lane = rows_shape(length)
+    kmax = max(16, 1 << (k - 1).bit_length())
+    values, indices = empty((rows * k,), arr.dtype, dev), empty((rows * k,), U32, dev)
+    pipe = get_pipeline(dev, ("order_key", "radix_keys", "topk_rows"), f"const E: u32 = {per_lane}u;\n", "topk_rows",
+                        {"WG": WG, "TPR": lanes, "R": WG // lanes, "MODE": _mode(arr.dtype, largest), "KMAX": kmax})
+    idx_steps = -(-max(0, (length - 1).bit_length()) // 4)
+    p = Program(dev, label="topk rows")
+    p.dispatch("topk rows", pipe, {0: p.params(rows, length, k, idx_steps), 1: arr.buffer,
+                                   2: values.buffer, 3: indices.buffer}, -(-rows // (WG // lanes)))
+    p.run()
+    return values, indices
+
+
 def topk(x, k, axis=-1, largest: bool = True, sorted: bool = True) -> tuple[Array, Array]:  # noqa: A002
     """The k largest (or smallest) elements along `axis` and their uint32 indices, best
     first, ties by lower index, NaN largest; as torch.topk. Keys uint32, int32, float32.
@@ -116,6 +145,9 @@ def topk(x, k, axis=-1, largest: bool = True, sorted: bool = True) -> tuple[Arra
         return empty(shape, arr.dtype, dev), empty(shape, U32, dev)
     if arr.ndim == 1:
         return _select_1d(arr, k, largest)
+    if k <= ROWS_MAX_K and length <= ROWS_MAX_LENGTH:
+        values, indices = select_rows(arr.ravel(), length, k, largest)
+        return values.reshape(shape), indices.reshape(shape)
     if length <= tile_size(dev):
         values, indices = sort_rows(arr.ravel(), length, largest, VALUES_POSITION, keep=k)
         return values.reshape(shape), indices.reshape(shape)
