@@ -160,15 +160,20 @@ fn topk_pass(@builtin(workgroup_id) wid: vec3<u32>,
   c_kth = atomicLoad(&state[KEY]);
   let gathered = atomicLoad(&state[GATHERED]) == 1u;
   c_gather = !gathered && atomicLoad(&state[COUNT]) <= CAP;
-  let skip = group >= params.groups || (STEP >= 3u && atomicLoad(&state[ALL_TIES]) == 1u);
-  for (var b = t; b < bins; b += WG) {
-    atomicStore(&local_hist[b], 0u);
+  let m = atomicLoad(&state[CAND_M]);
+  // Idle: past the grid, a skipped index step, or no candidates left for this workgroup
+  // (it then neither clears nor flushes its bins).
+  let skip = group >= params.groups || (STEP >= 3u && atomicLoad(&state[ALL_TIES]) == 1u) ||
+             (gathered && group * WG >= m);
+  if (!skip) {
+    for (var b = t; b < bins; b += WG) {
+      atomicStore(&local_hist[b], 0u);
+    }
   }
   workgroupBarrier();
   if (!skip) {
     let stride = params.groups * WG;
     if (gathered) {
-      let m = atomicLoad(&state[CAND_M]);
       for (var j = group * WG + t; j < m; j += stride) {
         visit(cand_keys[j], cand_index[j]);
       }
@@ -196,10 +201,12 @@ fn topk_pass(@builtin(workgroup_id) wid: vec3<u32>,
     }
   }
   workgroupBarrier();
-  for (var b = t; b < bins; b += WG) {
-    let c = atomicLoad(&local_hist[b]);
-    if (c > 0u) {
-      atomicAdd(&hist[STEP * BINS + b], c);
+  if (!skip) {
+    for (var b = t; b < bins; b += WG) {
+      let c = atomicLoad(&local_hist[b]);
+      if (c > 0u) {
+        atomicAdd(&hist[STEP * BINS + b], c);
+      }
     }
   }
 }
