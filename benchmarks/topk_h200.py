@@ -110,9 +110,10 @@ def main() -> None:
                                                             registry.topk_ref(16)(r), r))
     add(f"topk(r, 16, axis=-1) ({rows}, 256) f32", lambda: wgprim.topk(gr, 16),
         lambda: torch.topk(tr, 16, dim=-1), None, r.nbytes)
-    for per_lane in (4, 16):
-        add(f"topk rows ROWS_PER_LANE={per_lane}",
-            with_setting(topk_ops, "ROWS_PER_LANE", per_lane, lambda: wgprim.topk(gr, 16)), nbytes=r.nbytes)
+    for per_lane, min_lanes in ((8, 16), (32, 8)):
+        add(f"topk rows ROWS_PER_LANE={per_lane} ROWS_MIN_LANES={min_lanes}",
+            with_setting(topk_ops, "ROWS_PER_LANE", per_lane, with_setting(
+                topk_ops, "ROWS_MIN_LANES", min_lanes, lambda: wgprim.topk(gr, 16))), nbytes=r.nbytes)
     add("topk rows, bitonic top-k (previous)",
         with_setting(topk_ops, "ROWS_MAX_K", 0, lambda: wgprim.topk(gr, 16)), nbytes=r.nbytes)
     del r

@@ -190,7 +190,7 @@ def test_topk_rows_hypothesis(rows, length, k_frac, dtype, kind, largest, seed):
 def test_topk_rows_lane_shapes(length, rng):
     # every (invocations per row, elements per invocation) shape, k at its limits
     lanes, per_lane = topk_ops.rows_shape(length)
-    assert lanes * per_lane >= length and per_lane <= 16
+    assert lanes * per_lane >= length and per_lane <= topk_ops.ROWS_PER_LANE
     x = rng.integers(0, 3, (5, length)).astype(np.float32)
     x[:, ::7] = np.nan
     for k in sorted({1, min(length, 16), min(length, topk_ops.ROWS_MAX_K)}):
@@ -202,3 +202,15 @@ def test_topk_rows_more_rows_than_one_grid_dimension(rng):
     lanes, _ = topk_ops.rows_shape(16)
     x = rng.integers(0, 1000, ((wgprim.get_device().max_groups_per_dim + 1) * (256 // lanes) + 3, 16))
     assert_topk(x.astype(np.float32), 4)
+
+
+@pytest.mark.parametrize("per_lane,min_lanes", [(32, 4), (4, 1)])
+def test_topk_rows_other_lane_shapes(per_lane, min_lanes, rng, monkeypatch):
+    # fewer invocations per row than bins (4 < 16), and many rows per workgroup
+    monkeypatch.setattr(topk_ops, "ROWS_PER_LANE", per_lane)
+    monkeypatch.setattr(topk_ops, "ROWS_MIN_LANES", min_lanes)
+    for length in (1, 5, 33, 256, 1000):
+        x = rng.integers(0, 4, (11, length)).astype(np.float32)
+        x[:, ::9] = np.nan
+        for k in sorted({1, min(length, 16), min(length, topk_ops.ROWS_MAX_K)}):
+            assert_topk(x, k, largest=bool(k % 2))

@@ -148,8 +148,8 @@ fn topk_rows(@builtin(workgroup_id) wid: vec3<u32>,
         last = s;
       }
     }
-    if (lane < 16u) {
-      atomicStore(&bins[r * 48u + ((s + 2u) % 3u) * 16u + lane], 0u);
+    for (var b = lane; b < 16u; b += TPR) {
+      atomicStore(&bins[r * 48u + ((s + 2u) % 3u) * 16u + b], 0u);
     }
   }
 
