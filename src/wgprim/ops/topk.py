@@ -5,15 +5,17 @@ sort orders it); -0.0 and +0.0 are equal (values come back as +0.0, NaNs as the 
 NaN, as wgprim.sort returns them). Indices are uint32. The result is always sorted
 (best first); sorted=False is accepted and gives the same order.
 
-1-D (kernels/radix_select.wgsl): a radix select, not a sort. Four 8-bit digit passes
-find the k-th order key (each: a histogram of the keys matching the prefix so far, then
-one invocation picks the digit), four more on the indices of the ties with it when only
-some of them are taken, then one pass appends the k chosen (key, index) pairs, and only
-those k are sorted: in workgroup memory (kernels/segmented_sort.wgsl) when they fit one
-workgroup, else by two stable radix sorts. One Program, no read-back.
-Rows (n-D along the last axis): rows up to one workgroup's tile are sorted in workgroup
-memory, several rows per workgroup, and only the first k of each written; longer rows
-are selected one at a time.
+1-D (kernels/topk_select.wgsl): a radix select, not a sort. Digit steps of 12, 12 and 8
+bits of the order key (then of the index, among ties with the k-th key, when only some
+are taken), each a histogram pass and a one-workgroup pick on the GPU; the first pass
+that starts with at most CAP matching elements copies them to a candidate buffer, and
+later steps read only that. A long array is read two or three times. The k chosen
+(key, index) pairs are then sorted: in workgroup memory (kernels/segmented_sort.wgsl)
+when they fit one workgroup, else by two stable radix sorts. One Program, no read-back.
+Rows (n-D along the last axis): rows up to ROWS_MAX_LENGTH with k <= ROWS_MAX_K are
+selected where they are held, in registers (kernels/topk_rows.wgsl, one read); other
+rows that fit a workgroup are sorted in workgroup memory by the bitonic top-k, keeping
+the first k; longer rows are selected one at a time.
 """
 from __future__ import annotations
 
