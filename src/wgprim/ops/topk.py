@@ -108,12 +108,20 @@ def rows_shape(length: int) -> tuple[int, int]:
     return lanes, -(-length // lanes)
 
 
+def _rows_shared_bytes(lanes: int, kmax: int) -> int:
+    """Workgroup memory of kernels/topk_rows.wgsl: per row 48 bins, a counter, kmax slots."""
+    return (WG // lanes) * (48 * 4 + 4 + kmax * 8)
+
+
 def select_rows(arr: Array, length: int, k: int, largest: bool) -> tuple[Array, Array]:
     """Top k of every row of `length` of the flat `arr`, one read (kernels/topk_rows.wgsl)."""
     dev = arr.device
     rows = arr.size // length
     lanes, per_lane = rows_shape(length)
     kmax = max(16, 1 << (k - 1).bit_length())
+    while _rows_shared_bytes(lanes, kmax) > dev.max_workgroup_storage and lanes < WG:
+        lanes *= 2  # fewer rows per workgroup
+        per_lane = -(-length // lanes)
     values, indices = empty((rows * k,), arr.dtype, dev), empty((rows * k,), U32, dev)
     pipe = get_pipeline(dev, ("order_key", "radix_keys", "topk_rows"), f"const E: u32 = {per_lane}u;\n", "topk_rows",
                         {"WG": WG, "TPR": lanes, "R": WG // lanes, "MODE": _mode(arr.dtype, largest), "KMAX": kmax})
