@@ -29,7 +29,9 @@ from wgprim.program import Program, get_pipeline
 
 WG = 256
 U32 = np.dtype(np.uint32)
-MAX_GROUPS = 1024  # histogram workgroups: each loops over the keys (fewer global atomics)
+# Select workgroups, each looping over the keys: topk of 2^28 f32 on an H200 took 0.84 ms
+# (512: 0.93, 2048: 0.88).
+MAX_GROUPS = 1024
 
 
 def _check_k(k, n: int) -> int:
@@ -72,21 +74,21 @@ def record_select(p: Program, keys: Array, k: int, largest: bool, cap: int = CAP
 def _select_1d(keys: Array, k: int, largest: bool, cap: int = CAP) -> tuple[Array, Array]:
     dev = keys.device
     p = Program(dev, label="topk select")
-    cand_keys, cand_index = record_select(p, keys, k, largest, cap)
+    chosen_keys, chosen_index = record_select(p, keys, k, largest, cap)
     values = empty((k,), keys.dtype, dev)
     indices = empty((k,), U32, dev)
     if k <= tile_size(dev):
-        # Sort the k candidates by (key, index) in one workgroup.
+        # Sort the k chosen by (key, index) in one workgroup.
         P = 1 << max(0, (k - 1).bit_length())
-        SegmentSorter(cand_keys, largest, VALUES_CARRIED).record_small(
-            p, 1, P, values, cand_index, indices, length=k)
+        SegmentSorter(chosen_keys, largest, VALUES_CARRIED).record_small(
+            p, 1, P, values, chosen_index, indices, length=k)
         p.run()
         return values, indices
-    p.transient = False  # the candidates live on into the sorts below
+    p.transient = False  # the chosen pairs live on into the sorts below
     p.run()
     from wgprim.ops.sort import sort_pairs
 
-    by_index, keys_by_index = sort_pairs(cand_index, cand_keys)  # lower index first among ties
+    by_index, keys_by_index = sort_pairs(chosen_index, chosen_keys)  # lower index first among ties
     values, indices = sort_pairs(keys_by_index, by_index, descending=largest)
     p.release()
     return values, indices
@@ -102,7 +104,7 @@ ROWS_MIN_LANES = 16     # invocations per row at least (rows per workgroup at mo
 
 def rows_shape(length: int) -> tuple[int, int]:
     """(invocations per row, elements per invocation) of kernels/topk_rows.wgsl: about
-    ROWS_PER_LANE elements each, at most ROWS_MAX_LENGTH / WG more when the row needs it."""
+    ROWS_PER_LANE elements each (up to ROWS_MAX_LENGTH / WG when WG invocations hold a row)."""
     lanes = 1 << max(0, (-(-length // ROWS_PER_LANE) - 1).bit_length())
     lanes = min(WG, max(ROWS_MIN_LANES, lanes))
     return lanes, -(-length // lanes)
