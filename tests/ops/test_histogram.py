@@ -212,9 +212,27 @@ def test_errors():
     with pytest.raises(ValueError):
         histogram(x, bins=3, range=(2, 1))
     with pytest.raises(ValueError):
-        histogram(x, bins="auto")
-    with pytest.raises(ValueError):
         histogram(x, weights=np.ones(3, np.float32))
+
+
+@pytest.mark.parametrize("bins", ["auto", "fd", "sturges", "sqrt", "nonsense"])
+def test_bin_estimators_not_implemented(bins):
+    """numpy's string bins are refused with NotImplementedError naming what is supported."""
+    x = np.arange(10, dtype=np.float32)
+    with pytest.raises(NotImplementedError, match="number of bins or a monotonic sequence of edges"):
+        histogram(x, bins=bins)
+    with pytest.raises(NotImplementedError, match=repr(bins)):
+        histogram(x, bins=bins, range=(0, 10))
+
+
+def test_density_not_implemented():
+    x = np.arange(10, dtype=np.float32)
+    with pytest.raises(NotImplementedError, match="density"):
+        histogram(x, bins=4, density=True)
+    counts, edges = histogram(x, bins=4, density=False)  # numpy's default: accepted
+    ref, ref_edges = np.histogram(x, bins=4)
+    np.testing.assert_array_equal(counts.numpy(), ref)
+    np.testing.assert_array_equal(edges, ref_edges)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -88,3 +88,129 @@ def test_topk_rows_every_k_shape(length, rng):
     for k in sorted({1, 2, 3, length // 3, length // 2 + 1, length}):
         if 1 <= k <= length:
             assert_topk(x, k, largest=bool(k % 2))
+
+
+# ---- the radix select's paths: candidates gathered early, late, or never --------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from wgprim.ops import topk as topk_ops  # noqa: E402
+
+
+def assert_select_1d(x, k, largest, cap=topk_ops.CAP):
+    """The 1-D select with a given candidate capacity: a small one forces the passes over
+    the whole array (heavy ties), the default takes the candidate path."""
+    v, i = topk_ops._select_1d(wgprim.asarray(x), k, largest, cap)
+    idx = reference(x, k, largest)
+    np.testing.assert_array_equal(i.numpy(), idx)
+    np.testing.assert_array_equal(v.numpy(), x[idx])
+
+
+def _values(rng, kind, n, dtype):
+    """Value sets that steer the select: spread, crowded top bits, few distinct, special floats."""
+    dtype = np.dtype(dtype)
+    if kind == "spread":
+        x = rng.standard_normal(n) * 1e3 if dtype.kind == "f" else rng.integers(-(2**31), 2**31, n)
+    elif kind == "unit":  # floats in [0, 1): the top 12 key bits hold few values
+        x = rng.random(n) if dtype.kind == "f" else rng.integers(2**31 - 2**20, 2**31, n)
+    elif kind == "few":
+        x = rng.integers(0, 4, n)
+    else:
+        x = rng.choice(np.array([np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-40, -1e-40, 1.0, -1.0])
+                       if dtype.kind == "f" else np.array([0, 1, 2**31 - 1, 2**31, 2**32 - 1]), n)
+    if dtype == np.uint32:
+        return np.asarray(x, np.int64).astype(np.uint32)
+    return np.asarray(x).astype(dtype)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n=st.integers(1, 40_000),
+    k_frac=st.floats(0, 1),
+    dtype=st.sampled_from([np.float32, np.int32, np.uint32]),
+    kind=st.sampled_from(["spread", "unit", "few", "special"]),
+    largest=st.booleans(),
+    cap=st.sampled_from([1, 5, 300, topk_ops.CAP]),
+    seed=st.integers(0, 2**31),
+)
+def test_select_1d_hypothesis(n, k_frac, dtype, kind, largest, cap, seed):
+    rng = np.random.default_rng(seed)
+    x = _values(rng, kind, n, dtype)
+    k = max(1, min(n, int(k_frac ** 3 * n)))  # mostly small k, sometimes all
+    assert_select_1d(x, k, largest, cap)
+
+
+@pytest.mark.parametrize("cap", [1, 64, topk_ops.CAP])
+@pytest.mark.parametrize("n", [1, 4, 5, 1023, 262_147])
+def test_select_1d_edges(n, cap, rng):
+    # k = 1 and k = n, lengths around the vec4 loads and the multi-workgroup loop
+    x = rng.random(n).astype(np.float32)
+    for k in sorted({1, min(n, 3), n if n <= 5000 else 100}):
+        assert_select_1d(x, k, True, cap)
+        assert_select_1d(x, k, False, cap)
+
+
+def test_select_1d_ties_cross_the_candidate_capacity(rng):
+    # 1000 copies of the k-th value, of which some are taken: gathered at the index steps
+    # (cap above 1000) or resolved over the whole array (cap below).
+    x = rng.standard_normal(50_000).astype(np.float32)
+    x[rng.choice(x.size, 1000, replace=False)] = 7.5
+    for cap in (64, 2000, topk_ops.CAP):
+        assert_select_1d(x, 10, True, cap)
+        assert_select_1d(x, 1010, True, cap)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.uint32])
+def test_topk_unit_floats_large(dtype, rng):
+    # Crowded top bits (floats in [0, 1)): three passes, the third gathering.
+    x = _values(rng, "unit", 1 << 20, dtype)
+    assert_topk(x, 100)
+    assert_topk(x, 100, largest=False)
+
+
+# ---- rows: one workgroup owns whole rows ------------------------------------------------
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=st.integers(1, 40),
+    length=st.integers(1, topk_ops.ROWS_MAX_LENGTH),
+    k_frac=st.floats(0, 1),
+    dtype=st.sampled_from([np.float32, np.int32, np.uint32]),
+    kind=st.sampled_from(["spread", "unit", "few", "special"]),
+    largest=st.booleans(),
+    seed=st.integers(0, 2**31),
+)
+def test_topk_rows_hypothesis(rows, length, k_frac, dtype, kind, largest, seed):
+    rng = np.random.default_rng(seed)
+    x = _values(rng, kind, rows * length, dtype).reshape(rows, length)
+    k = max(1, min(length, topk_ops.ROWS_MAX_K, int(k_frac * 70)))
+    assert_topk(x, k, largest)
+
+
+@pytest.mark.parametrize("length", [1, 15, 16, 17, 129, 256, 257, 4096])
+def test_topk_rows_lane_shapes(length, rng):
+    # every (invocations per row, elements per invocation) shape, k at its limits
+    lanes, per_lane = topk_ops.rows_shape(length)
+    assert lanes * per_lane >= length and per_lane <= topk_ops.ROWS_PER_LANE
+    x = rng.integers(0, 3, (5, length)).astype(np.float32)
+    x[:, ::7] = np.nan
+    for k in sorted({1, min(length, 16), min(length, topk_ops.ROWS_MAX_K)}):
+        assert_topk(x, k)
+        assert_topk(x, k, largest=False)
+
+
+def test_topk_rows_more_rows_than_one_grid_dimension(rng):
+    lanes, _ = topk_ops.rows_shape(16)
+    x = rng.integers(0, 1000, ((wgprim.get_device().max_groups_per_dim + 1) * (256 // lanes) + 3, 16))
+    assert_topk(x.astype(np.float32), 4)
+
+
+@pytest.mark.parametrize("per_lane,min_lanes", [(32, 4), (4, 1)])
+def test_topk_rows_other_lane_shapes(per_lane, min_lanes, rng, monkeypatch):
+    # fewer invocations per row than bins (4 < 16), and many rows per workgroup
+    monkeypatch.setattr(topk_ops, "ROWS_PER_LANE", per_lane)
+    monkeypatch.setattr(topk_ops, "ROWS_MIN_LANES", min_lanes)
+    for length in (1, 5, 33, 256, 1000):
+        x = rng.integers(0, 4, (11, length)).astype(np.float32)
+        x[:, ::9] = np.nan
+        for k in sorted({1, min(length, 16), min(length, topk_ops.ROWS_MAX_K)}):
+            assert_topk(x, k, largest=bool(k % 2))

@@ -255,16 +255,23 @@ def _as_weights(weights, x: Array) -> Array | None:
     return w.ravel()
 
 
-def histogram(x, bins=10, range=None, weights=None):
+SUPPORTED_BINS = "bins must be a number of bins or a monotonic sequence of edges"
+
+
+def histogram(x, bins=10, range=None, weights=None, *, density=None):
     """numpy.histogram: `bins` a count or monotonic edges; `range` (lo, hi) or None for the
     data's min/max; values outside the range (and NaN) are ignored; the last bin is closed.
     Returns (hist, bin_edges): hist an Array (uint32 counts, or the weights' dtype) and
-    bin_edges numpy's own edges (a numpy array)."""
+    bin_edges numpy's own edges (a numpy array). numpy's bin-estimator names (bins="auto",
+    "fd", ...) and density=True raise NotImplementedError."""
+    if isinstance(bins, str):
+        raise NotImplementedError(f"bins={bins!r} (a bin estimator) is not supported: {SUPPORTED_BINS}")
+    if density:
+        raise NotImplementedError("density=True is not supported: histogram returns counts (or sums of "
+                                  "weights); divide by their total and the bin widths (np.diff(edges))")
     arr = as_input(x, DATA_TYPES).ravel()
     w = _as_weights(weights, arr)
     dt = arr.dtype
-    if isinstance(bins, str):
-        raise ValueError("bins given as a method name (e.g. 'auto') are not supported; give a count or edges")
     if np.ndim(bins) == 0 and range is None and arr.size:
         range = _data_range(arr)
         if not (np.isfinite(range[0]) and np.isfinite(range[1])):

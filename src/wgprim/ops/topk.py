@@ -5,15 +5,17 @@ sort orders it); -0.0 and +0.0 are equal (values come back as +0.0, NaNs as the 
 NaN, as wgprim.sort returns them). Indices are uint32. The result is always sorted
 (best first); sorted=False is accepted and gives the same order.
 
-1-D (kernels/radix_select.wgsl): a radix select, not a sort. Four 8-bit digit passes
-find the k-th order key (each: a histogram of the keys matching the prefix so far, then
-one invocation picks the digit), four more on the indices of the ties with it when only
-some of them are taken, then one pass appends the k chosen (key, index) pairs, and only
-those k are sorted: in workgroup memory (kernels/segmented_sort.wgsl) when they fit one
-workgroup, else by two stable radix sorts. One Program, no read-back.
-Rows (n-D along the last axis): rows up to one workgroup's tile are sorted in workgroup
-memory, several rows per workgroup, and only the first k of each written; longer rows
-are selected one at a time.
+1-D (kernels/topk_select.wgsl): a radix select, not a sort. Digit steps of 12, 12 and 8
+bits of the order key (then of the index, among ties with the k-th key, when only some
+are taken), each a histogram pass and a one-workgroup pick on the GPU; the first pass
+that starts with at most CAP matching elements copies them to a candidate buffer, and
+later steps read only that. A long array is read two or three times. The k chosen
+(key, index) pairs are then sorted: in workgroup memory (kernels/segmented_sort.wgsl)
+when they fit one workgroup, else by two stable radix sorts. One Program, no read-back.
+Rows (n-D along the last axis): rows up to ROWS_MAX_LENGTH with k <= ROWS_MAX_K are
+selected where they are held, in registers (kernels/topk_rows.wgsl, one read); other
+rows that fit a workgroup are sorted in workgroup memory by the bitonic top-k, keeping
+the first k; longer rows are selected one at a time.
 """
 from __future__ import annotations
 
@@ -27,7 +29,9 @@ from wgprim.program import Program, get_pipeline
 
 WG = 256
 U32 = np.dtype(np.uint32)
-MAX_GROUPS = 1024  # histogram workgroups: each loops over the keys (fewer global atomics)
+# Select workgroups, each looping over the keys: topk of 2^28 f32 on an H200 took 0.84 ms
+# (512: 0.93, 2048: 0.88).
+MAX_GROUPS = 1024
 
 
 def _check_k(k, n: int) -> int:
@@ -38,40 +42,96 @@ def _check_k(k, n: int) -> int:
     return int(k)
 
 
-def _select_1d(keys: Array, k: int, largest: bool) -> tuple[Array, Array]:
+CAP = 16384  # candidates kept after a pass (kernels/topk_select.wgsl)
+STEPS = 6      # three key digits, three index digits
+STATE_WORDS = 16
+
+
+def record_select(p: Program, keys: Array, k: int, largest: bool, cap: int = CAP) -> tuple[Array, Array]:
+    """Record the radix select of the k best of the 1-D `keys` into `p`: returns the k
+    chosen (raw key, index) pairs, unsorted (kernels/topk_select.wgsl)."""
     dev, n = keys.device, keys.size
     mode = _mode(keys.dtype, largest)
-    pipe = lambda entry: get_pipeline(dev, ("order_key", "radix_keys", "radix_select"), "", entry, {"WG": WG})  # noqa: E731
-    p = Program(dev, label="topk select")
-    hist, state, taken = p.temp(8 * 256 * 4), p.temp(64), p.temp(16)
-    cand_keys = Array(p.temp(4 * k), keys.dtype, (k,), dev)
-    cand_index = Array(p.temp(4 * k), U32, (k,), dev)
+    hist, state = p.temp((STEPS * 4096 + 2) * 4), p.temp(STATE_WORDS * 4)  # + 2 append counters
+    cand_keys, cand_index = p.temp(4 * cap), p.temp(4 * cap)
+    out_keys = Array(p.temp(4 * k), keys.dtype, (k,), dev)
+    out_index = Array(p.temp(4 * k), U32, (k,), dev)
     groups = min(-(-n // (WG * 16)), MAX_GROUPS)
-    p.dispatch("topk clear", pipe("select_clear"),
-               {0: p.params(n, k, mode, 0, 8), 2: hist, 3: state, 6: taken}, 8)
-    for digit in range(8):
-        params = p.params(n, k, mode, digit, groups)
-        p.dispatch("topk histogram", pipe("select_histogram"), {0: params, 1: keys.buffer, 2: hist, 3: state}, groups)
-        p.dispatch("topk pick", pipe("select_pick"), {0: params, 2: hist, 3: state}, 1)
-    p.dispatch("topk take", pipe("select_take"), {
-        0: p.params(n, k, mode, 0, groups), 1: keys.buffer, 3: state,
-        4: cand_keys.buffer, 5: cand_index.buffer, 6: taken}, groups)
+    params = p.params(n, k, groups)
+    constants = {"WG": WG, "MODE": mode, "CAP": cap}
+    pipe = lambda entry, step=0: get_pipeline(  # noqa: E731
+        dev, ("order_key", "radix_keys", "topk_select"), "", entry, {**constants, "STEP": step})
+    bound = {0: params, 1: keys.buffer, 2: hist, 3: state, 4: cand_keys, 5: cand_index,
+             6: out_keys.buffer, 7: out_index.buffer}
+    p.dispatch("topk clear", pipe("topk_clear"), {0: params, 2: hist, 3: state}, -(-(STEPS * 4096 + 2) // WG))
+    for step in range(STEPS):
+        p.dispatch("topk pass", pipe("topk_pass", step), bound, groups)
+        p.dispatch("topk pick", pipe("topk_pick", step), {2: hist, 3: state}, 1)
+    p.dispatch("topk take", pipe("topk_take"), bound, groups)
+    return out_keys, out_index
+
+
+def _select_1d(keys: Array, k: int, largest: bool, cap: int = CAP) -> tuple[Array, Array]:
+    dev = keys.device
+    p = Program(dev, label="topk select")
+    chosen_keys, chosen_index = record_select(p, keys, k, largest, cap)
     values = empty((k,), keys.dtype, dev)
     indices = empty((k,), U32, dev)
     if k <= tile_size(dev):
-        # Sort the k candidates by (key, index) in one workgroup.
+        # Sort the k chosen by (key, index) in one workgroup.
         P = 1 << max(0, (k - 1).bit_length())
-        SegmentSorter(cand_keys, largest, VALUES_CARRIED).record_small(
-            p, 1, P, values, cand_index, indices, length=k)
+        SegmentSorter(chosen_keys, largest, VALUES_CARRIED).record_small(
+            p, 1, P, values, chosen_index, indices, length=k)
         p.run()
         return values, indices
-    p.transient = False  # the candidates live on into the sorts below
+    p.transient = False  # the chosen pairs live on into the sorts below
     p.run()
     from wgprim.ops.sort import sort_pairs
 
-    by_index, keys_by_index = sort_pairs(cand_index, cand_keys)  # lower index first among ties
+    by_index, keys_by_index = sort_pairs(chosen_index, chosen_keys)  # lower index first among ties
     values, indices = sort_pairs(keys_by_index, by_index, descending=largest)
     p.release()
+    return values, indices
+
+
+ROWS_MAX_K = 64         # kernels/topk_rows.wgsl: slots per row
+ROWS_MAX_LENGTH = 4096  # rows held by at most WG invocations of ROWS_PER_LANE elements
+# Elements per invocation aimed at: 16 took (2^20, 256) k = 16 from 5.0 ms (8) to 3.0 ms
+# on an H200 (fewer barriers per element); 4: 5.05 ms.
+ROWS_PER_LANE = 16
+ROWS_MIN_LANES = 16     # invocations per row at least (rows per workgroup at most WG / 16)
+
+
+def rows_shape(length: int) -> tuple[int, int]:
+    """(invocations per row, elements per invocation) of kernels/topk_rows.wgsl: about
+    ROWS_PER_LANE elements each (up to ROWS_MAX_LENGTH / WG when WG invocations hold a row)."""
+    lanes = 1 << max(0, (-(-length // ROWS_PER_LANE) - 1).bit_length())
+    lanes = min(WG, max(ROWS_MIN_LANES, lanes))
+    return lanes, -(-length // lanes)
+
+
+def _rows_shared_bytes(lanes: int, kmax: int) -> int:
+    """Workgroup memory of kernels/topk_rows.wgsl: per row 48 bins, a counter, kmax slots."""
+    return (WG // lanes) * (48 * 4 + 4 + kmax * 8)
+
+
+def select_rows(arr: Array, length: int, k: int, largest: bool) -> tuple[Array, Array]:
+    """Top k of every row of `length` of the flat `arr`, one read (kernels/topk_rows.wgsl)."""
+    dev = arr.device
+    rows = arr.size // length
+    lanes, per_lane = rows_shape(length)
+    kmax = max(16, 1 << (k - 1).bit_length())
+    while _rows_shared_bytes(lanes, kmax) > dev.max_workgroup_storage and lanes < WG:
+        lanes *= 2  # fewer rows per workgroup
+        per_lane = -(-length // lanes)
+    values, indices = empty((rows * k,), arr.dtype, dev), empty((rows * k,), U32, dev)
+    pipe = get_pipeline(dev, ("order_key", "radix_keys", "topk_rows"), f"const E: u32 = {per_lane}u;\n", "topk_rows",
+                        {"WG": WG, "TPR": lanes, "R": WG // lanes, "MODE": _mode(arr.dtype, largest), "KMAX": kmax})
+    idx_steps = -(-max(0, (length - 1).bit_length()) // 4)
+    p = Program(dev, label="topk rows")
+    p.dispatch("topk rows", pipe, {0: p.params(rows, length, k, idx_steps), 1: arr.buffer,
+                                   2: values.buffer, 3: indices.buffer}, -(-rows // (WG // lanes)))
+    p.run()
     return values, indices
 
 
@@ -101,6 +161,9 @@ def topk(x, k, axis=-1, largest: bool = True, sorted: bool = True) -> tuple[Arra
         return empty(shape, arr.dtype, dev), empty(shape, U32, dev)
     if arr.ndim == 1:
         return _select_1d(arr, k, largest)
+    if k <= ROWS_MAX_K and length <= ROWS_MAX_LENGTH:
+        values, indices = select_rows(arr.ravel(), length, k, largest)
+        return values.reshape(shape), indices.reshape(shape)
     if length <= tile_size(dev):
         values, indices = sort_rows(arr.ravel(), length, largest, VALUES_POSITION, keep=k)
         return values.reshape(shape), indices.reshape(shape)

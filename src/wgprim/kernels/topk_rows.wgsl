@@ -1,0 +1,183 @@
+// Top k of every row of `length` (ops/topk.py), rows read once: each workgroup owns
+// R = WG / TPR rows, TPR invocations per row, each holding E elements of its row in
+// registers (element lane + e * TPR: neighbouring invocations read neighbouring words).
+// E is a constant of the preamble (`const E: u32 = ...;`): it sizes a private array.
+//
+// Per row, a radix select over the composite key (to_radix key, index in the row), which
+// is unique, so ties need no separate pass: 4 bits per step, 8 steps of key bits then
+// IDX_STEPS of index bits. A step counts the digit of the row's elements that match the
+// prefix fixed so far (16 bins per row, workgroup atomics); after the barrier every
+// invocation of the row reads the 16 bins and fixes the digit itself (no second
+// barrier). A row stops counting once the chosen bin holds exactly the rank still
+// wanted: every element matching the prefix is then among the k. The k chosen are
+// appended to the row's slots, and each slot's rank among them (composite order) places
+// it in the output: best first, ties by lower index.
+// Bins rotate through three sets per row: set s % 3 is counted in step s and read after
+// its barrier, set (s + 2) % 3 is cleared then (read in step s - 1, counted in s + 2:
+// a barrier lies between each of these).
+
+override WG: u32 = 256u;
+override TPR: u32 = 32u;    // invocations per row: a power of two dividing WG
+override MODE: u32 = 0u;    // to_radix mode (kind | DESCENDING)
+override KMAX: u32 = 64u;   // slots per row (k <= KMAX)
+
+override R: u32 = 8u;      // rows per workgroup: WG / TPR
+const NOTHING: u32 = 0xffffffffu;
+
+struct Params {
+  rows: u32,
+  length: u32,
+  k: u32,
+  idx_steps: u32,   // 4-bit digits of the index: ceil(log2(length) / 4)
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> src: array<u32>;
+@group(0) @binding(2) var<storage, read_write> out_vals: array<u32>;
+@group(0) @binding(3) var<storage, read_write> out_index: array<u32>;
+
+var<workgroup> bins: array<atomic<u32>, R * 48u>;
+var<workgroup> taken: array<atomic<u32>, R>;
+var<workgroup> slot_key: array<u32, R * KMAX>;
+var<workgroup> slot_index: array<u32, R * KMAX>;
+
+// The composite prefix fixed so far: key bits, then index bits.
+struct Prefix {
+  key: u32,
+  index: u32,
+}
+
+// Does (key, j) match the digits fixed before step s? (s = 0: everything.)
+fn matches(key: u32, j: u32, s: u32, p: Prefix) -> bool {
+  if (s < 8u) {
+    let fixed = 4u * s;
+    return fixed == 0u || (key >> (32u - fixed)) == (p.key >> (32u - fixed));
+  }
+  let fixed = 4u * (s - 8u);
+  let width = 4u * params.idx_steps;
+  return key == p.key && (fixed == 0u || (j >> (width - fixed)) == (p.index >> (width - fixed)));
+}
+
+// The digit of step s.
+fn digit_of(key: u32, j: u32, s: u32) -> u32 {
+  if (s < 8u) {
+    return (key >> (28u - 4u * s)) & 15u;
+  }
+  return (j >> (4u * params.idx_steps - 4u - 4u * (s - 8u))) & 15u;
+}
+
+fn with_digit(p: Prefix, s: u32, d: u32) -> Prefix {
+  var q = p;
+  if (s < 8u) {
+    q.key |= d << (28u - 4u * s);
+  } else {
+    q.index |= d << (4u * params.idx_steps - 4u - 4u * (s - 8u));
+  }
+  return q;
+}
+
+// Is (key, j) among the k, once step s fixed a bin holding exactly the rank wanted?
+// Its composite digits up to step s are at most the prefix's.
+fn chosen(key: u32, j: u32, s: u32, p: Prefix) -> bool {
+  if (s < 8u) {
+    let shift = 28u - 4u * s;
+    return (key >> shift) <= (p.key >> shift);
+  }
+  let shift = 4u * params.idx_steps - 4u - 4u * (s - 8u);
+  return key < p.key || (key == p.key && (j >> shift) <= (p.index >> shift));
+}
+
+@compute @workgroup_size(WG)
+fn topk_rows(@builtin(workgroup_id) wid: vec3<u32>,
+             @builtin(num_workgroups) nwg: vec3<u32>,
+             @builtin(local_invocation_index) t: u32) {
+  let r = t / TPR;
+  let lane = t % TPR;
+  let row = (wid.x + wid.y * nwg.x) * R + r;
+  let live = row < params.rows;
+  let length = params.length;
+  let base = row * length;
+  var keys: array<u32, E>;
+  for (var e = 0u; e < E; e++) {
+    let j = lane + e * TPR;
+    keys[e] = NOTHING;
+    if (live && j < length) {
+      keys[e] = to_radix(src[base + j], MODE);
+    }
+  }
+  for (var b = t; b < R * 48u; b += WG) {
+    atomicStore(&bins[b], 0u);
+  }
+  if (lane == 0u) {
+    atomicStore(&taken[r], 0u);
+  }
+  workgroupBarrier();
+
+  var want = params.k;
+  var prefix = Prefix(0u, 0u);
+  var done = !live;
+  var last = 0u;  // the step that settled the row
+  let steps = 8u + params.idx_steps;
+  for (var s = 0u; s < steps; s++) {
+    let counted = r * 48u + (s % 3u) * 16u;
+    if (!done) {
+      for (var e = 0u; e < E; e++) {
+        let j = lane + e * TPR;
+        if (j < length && matches(keys[e], j, s, prefix)) {
+          atomicAdd(&bins[counted + digit_of(keys[e], j, s)], 1u);
+        }
+      }
+    }
+    workgroupBarrier();
+    if (!done) {
+      var below = 0u;
+      var bin = 15u;
+      var count = 0u;
+      for (var b = 0u; b < 16u; b++) {
+        count = atomicLoad(&bins[counted + b]);
+        if (below + count >= want) {
+          bin = b;
+          break;
+        }
+        below += count;
+      }
+      want -= below;
+      prefix = with_digit(prefix, s, bin);
+      if (count == want) {
+        done = true;
+        last = s;
+      }
+    }
+    for (var b = lane; b < 16u; b += TPR) {
+      atomicStore(&bins[r * 48u + ((s + 2u) % 3u) * 16u + b], 0u);
+    }
+  }
+
+  if (live) {
+    for (var e = 0u; e < E; e++) {
+      let j = lane + e * TPR;
+      if (j < length && chosen(keys[e], j, last, prefix)) {
+        let slot = atomicAdd(&taken[r], 1u);
+        slot_key[r * KMAX + slot] = keys[e];
+        slot_index[r * KMAX + slot] = j;
+      }
+    }
+  }
+  workgroupBarrier();
+  if (live) {
+    let k = params.k;
+    for (var q = lane; q < k; q += TPR) {
+      let key = slot_key[r * KMAX + q];
+      let j = slot_index[r * KMAX + q];
+      var rank = 0u;
+      for (var o = 0u; o < k; o++) {
+        let other = slot_key[r * KMAX + o];
+        if (other < key || (other == key && slot_index[r * KMAX + o] < j)) {
+          rank += 1u;
+        }
+      }
+      out_vals[row * k + rank] = from_radix(key, MODE);
+      out_index[row * k + rank] = j;
+    }
+  }
+}
