@@ -211,6 +211,8 @@ def test_histogram(rng, chunks, dtype):
     np.testing.assert_allclose(compute(h), np.histogram(x, 16, (lo, hi), density=True)[0], rtol=1e-12)
     with pytest.raises(ValueError, match="range"):
         wd.histogram(dask_of(x, chunks), bins=10)
+    with pytest.raises(NotImplementedError, match="number of bins or a monotonic sequence of edges"):
+        wd.histogram(dask_of(x, chunks), bins="auto", range=(lo, hi))
 
 
 @pytest.mark.parametrize("dtype", [np.uint32, np.int32])

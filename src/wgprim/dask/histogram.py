@@ -8,6 +8,7 @@ import numpy as np
 
 import wgprim
 from wgprim.dask._chunk import I32, U32, as_dask, blocks_1d, on_gpu, tree_merge, upload
+from wgprim.ops.histogram import SUPPORTED_BINS
 
 
 @on_gpu
@@ -26,7 +27,7 @@ def histogram(x, bins=10, range=None, weights=None, density: bool = False):
     densities), bin_edges numpy's own edges (a numpy array)."""
     x = as_dask(x)
     if isinstance(bins, str):
-        raise ValueError("bins given as a method name (e.g. 'auto') are not supported; give a count or edges")
+        raise NotImplementedError(f"bins={bins!r} (a bin estimator) is not supported: {SUPPORTED_BINS}")
     if np.ndim(bins) == 0 and range is None:
         raise ValueError("histogram of a dask array needs `range` with a bin count (or explicit edges), as dask.array.histogram")
     edges = np.histogram_bin_edges(np.zeros(0, x.dtype), bins=bins, range=range)

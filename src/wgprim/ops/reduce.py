@@ -19,7 +19,7 @@ import numpy as np
 
 from wgprim.array import Array, asarray, check_dtype, empty
 from wgprim.device import get_device
-from wgprim.ops import block_scan, operators
+from wgprim.ops import block_scan, numpy_options, operators
 from wgprim.ops.common import as_input, check_out, chunks
 from wgprim.program import Plan, Program, get_pipeline
 
@@ -154,11 +154,13 @@ class ReducePlan:
         return (out, times) if profile else out
 
 
-def sum(x, axis=None, *, keepdims: bool = False) -> Array:
+def sum(x, axis=None, *, keepdims: bool = False, **numpy_kw) -> Array:
+    numpy_options.refuse("sum", numpy_kw, numpy_options.REDUCTION)
     return reduce(x, "sum", axis, keepdims=keepdims)
 
 
-def prod(x, axis=None, *, keepdims: bool = False) -> Array:
+def prod(x, axis=None, *, keepdims: bool = False, **numpy_kw) -> Array:
+    numpy_options.refuse("prod", numpy_kw, numpy_options.REDUCTION)
     return reduce(x, "prod", axis, keepdims=keepdims)
 
 
@@ -177,19 +179,23 @@ def _min_max(x, op: str, method: str, axis=None, keepdims: bool = False) -> Arra
     return reduce(x, op)
 
 
-def min(x, axis=None, *, keepdims: bool = False, method: str = "tree") -> Array:
+def min(x, axis=None, *, keepdims: bool = False, method: str = "tree", **numpy_kw) -> Array:
     """Smallest element (NaN if any). `method="atomic"`: u32/i32/f32 through global atomics."""
+    numpy_options.refuse("min", numpy_kw, numpy_options.REDUCTION)
     return _min_max(x, "min", method, axis, keepdims)
 
 
-def max(x, axis=None, *, keepdims: bool = False, method: str = "tree") -> Array:
+def max(x, axis=None, *, keepdims: bool = False, method: str = "tree", **numpy_kw) -> Array:
     """Largest element (NaN if any). `method="atomic"`: u32/i32/f32 through global atomics."""
+    numpy_options.refuse("max", numpy_kw, numpy_options.REDUCTION)
     return _min_max(x, "max", method, axis, keepdims)
 
 
-def argmin(x, axis=None, *, keepdims: bool = False) -> Array:
+def argmin(x, axis=None, *, keepdims: bool = False, **numpy_kw) -> Array:
+    numpy_options.refuse("argmin", numpy_kw, numpy_options.ARG_REDUCTION)
     return reduce(x, "argmin", axis, keepdims=keepdims)
 
 
-def argmax(x, axis=None, *, keepdims: bool = False) -> Array:
+def argmax(x, axis=None, *, keepdims: bool = False, **numpy_kw) -> Array:
+    numpy_options.refuse("argmax", numpy_kw, numpy_options.ARG_REDUCTION)
     return reduce(x, "argmax", axis, keepdims=keepdims)

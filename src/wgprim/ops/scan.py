@@ -16,7 +16,7 @@ import numpy as np
 
 from wgprim.array import Array, check_dtype, empty
 from wgprim.device import Device, get_device
-from wgprim.ops import block_scan, operators
+from wgprim.ops import block_scan, numpy_options, operators
 from wgprim.ops.common import as_input, check_out, chunks
 from wgprim.program import Plan, Program, get_pipeline
 
@@ -119,9 +119,10 @@ def scan(x, op="sum", exclusive: bool = False, method: str | None = None, *, axi
     return out
 
 
-def cumsum(x, axis=None) -> Array:
+def cumsum(x, axis=None, **numpy_kw) -> Array:
     """Inclusive prefix sum of the flattened `x` (same dtype; integers wrap modulo 2^32),
     or along `axis`."""
+    numpy_options.refuse("cumsum", numpy_kw, numpy_options.SCAN)
     return scan(x, "sum", axis=axis)
 
 

@@ -288,15 +288,6 @@ def _sort_region(sorter: SegmentSorter, k: Array, v, keys_out: Array, vals_out, 
 
 
 # -- the axis= form of sort, argsort and sort_pairs ------------------------------------
-def numpy_options(kind=None, order=None) -> None:
-    """numpy's sort options that wgprim does not take: NotImplementedError naming ours."""
-    if kind is not None:
-        raise NotImplementedError(f"kind={kind!r} is not supported: wgprim's sort is always stable; "
-                                  "choose the algorithm with method='radix' or 'bitonic' (stable=True/False accepted)")
-    if order is not None:
-        raise NotImplementedError("order= (structured arrays) is not supported: sort keys are uint32, int32 or float32")
-
-
 def sort_axis(what: str, x, axis, descending: bool, method: str, values=None):
     """sort / argsort / sort_pairs of an n-D `x` along `axis` (None: flattened): rows of
     the last axis are segments of equal length; another axis is moved last on the GPU

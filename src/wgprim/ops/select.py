@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from wgprim.array import Array, empty
-from wgprim.ops import block_scan, order_key
+from wgprim.ops import block_scan, numpy_options, order_key
 from wgprim.ops.common import as_input, chunks
 from wgprim.ops.scan import ScanRecorder
 from wgprim.program import Program, get_pipeline
@@ -217,13 +217,14 @@ def run_length_encode(x):
     return _values_and_counts(arr, want_counts=True)
 
 
-def unique(x, return_counts: bool = False, return_inverse: bool = False):
+def unique(x, return_counts: bool = False, return_inverse: bool = False, **numpy_kw):
     """numpy.unique of the flattened x: the sorted distinct values (NaNs collapse into
     one, as numpy's default equal_nan=True). With return_inverse, uint32 indices into the
     unique values with x's shape; with return_counts, uint32 counts. Returns a tuple in
     numpy's order (unique, inverse, counts) when either is asked for."""
     from wgprim.ops.sort import argsort, sort
 
+    numpy_options.refuse("unique", numpy_kw, numpy_options.UNIQUE)
     arr = as_input(x, VALUE_TYPES)
     flat = arr.ravel()
     n = flat.size

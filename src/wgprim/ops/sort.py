@@ -23,7 +23,7 @@ import numpy as np
 
 from wgprim.array import Array, empty
 from wgprim.device import check_current, get_device
-from wgprim.ops import radix_sort
+from wgprim.ops import numpy_options, radix_sort
 from wgprim.ops.common import as_input
 from wgprim.ops.radix_sort import ALL_DIGITS, RadixSorter
 from wgprim.program import Plan, Program
@@ -62,7 +62,7 @@ def sort(x, *, axis=-1, descending: bool = False, stable: bool = True, method: s
     n-D: along `axis` (the last; None flattens), ops/segmented.py."""
     from wgprim.ops import segmented
 
-    segmented.numpy_options(kind, order)
+    numpy_options.sort_options("sort", kind, order)
     if axis is None or getattr(x, "ndim", np.ndim(x)) > 1:
         return segmented.sort_axis("keys", x, axis, descending, method)
     if method not in METHODS:
@@ -111,7 +111,7 @@ def argsort(x, *, axis=-1, descending: bool = False, stable: bool = True, kind=N
     n-D: along `axis` (the last; None flattens), ops/segmented.py."""
     from wgprim.ops import segmented
 
-    segmented.numpy_options(kind, order)
+    numpy_options.sort_options("argsort", kind, order)
     if axis is None or getattr(x, "ndim", np.ndim(x)) > 1:
         return segmented.sort_axis("argsort", x, axis, descending, "radix")
     k = _one_dimensional(x, "argsort input", KEY_DTYPES)
