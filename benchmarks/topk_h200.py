@@ -18,35 +18,17 @@ import numpy as np
 
 import wgprim
 from wgprim import registry
-from wgprim.bench import harness
+from wgprim.bench import harness, timing
 from wgprim.ops import topk as topk_ops
 from wgprim.program import profile
 
 
 def gpu_ms(call) -> float:
-    with profile() as steps:
-        call()
-    return sum(s.ms for s in steps)
+    return timing.call_gpu_ms(call)
 
 
 def cuda_ms(lib, call) -> float:
-    if lib == "torch":
-        import torch
-
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        call()
-        b.record()
-        b.synchronize()
-        return a.elapsed_time(b)
-    import cupy as cp
-
-    a, b = cp.cuda.Event(), cp.cuda.Event()
-    a.record()
-    call()
-    b.record()
-    b.synchronize()
-    return cp.cuda.get_elapsed_time(a, b)
+    return timing.cuda_call_ms(lib, call)
 
 
 def with_setting(module, name, value, call):

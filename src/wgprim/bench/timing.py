@@ -163,6 +163,21 @@ def steps_ms(device, call) -> list:
     return [(s.label, s.ms * scale) for s in steps]
 
 
+def call_gpu_ms(call) -> float:
+    """GPU time of one call: the sum of its dispatches' timestamps."""
+    from wgprim.program import get_device
+
+    return sum(ms for _, ms in steps_ms(get_device(), call))
+
+
+def cuda_call_ms(lib: str, call) -> float:
+    """GPU time of one call of a CUDA library ("torch" or "cupy"), by CUDA events."""
+    import importlib
+
+    t = CudaTimer(lib, importlib.import_module(lib), call, 1).run()
+    return t.ms
+
+
 def end_to_end_ms(call, to_host) -> float:
     """Wall time from the call until its result is on the host."""
     start = time.perf_counter()
