@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from lark import Token, Tree
 
-from . import loops
+from . import indices, loops
 from .model import (ATOMIC_RMW, BARRIERS, EMPTY, NONUNIFORM_BUILTINS, WORKGROUP_IDENTITY_BUILTINS,
                     Access, Barrier, EntryAnalysis, Frame, LoopReport, Ref, Site, Source, Val)
 from .symbols import ModuleInfo, attributes, type_name
@@ -246,6 +246,9 @@ class EntryWalker:
         self._masks: dict[int, int] = {}  # atomicLoad call -> constant its value is ANDed with
         self.name_masks: dict[Source, int] = {}  # atomic read -> bits masked out of it later
         self._used: dict[str, set] = {}  # function -> identifiers its body mentions
+        # (expression, call path) -> its index shape; shapes depend on the code and the
+        # call path only, not on what variables hold, so they stay valid from pass to pass
+        self._shapes: dict = {}
 
     # ---- driver
 
@@ -459,7 +462,13 @@ class EntryWalker:
             self._call(init, ctx, result_used=False)  # `let unused = atomicLoad(...)`
             self.scopes[-1][name] = Val()
             return Flow()
-        self.scopes[-1][name] = self._value(init, ctx)
+        val = self._value(init, ctx)
+        if val.ref is None:
+            shape = self._shape(init)
+            if not shape.known and type_name(typed.children[1]) == "u32":
+                shape = indices.unknown(True)
+            val = Val(val.deps, None, val.is_pointer, val.fields, shape)
+        self.scopes[-1][name] = val
         return Flow()
 
     def _used_names(self, function: str) -> set:
@@ -742,7 +751,8 @@ class EntryWalker:
                 ref = replace(base.ref, index_deps=base.ref.index_deps | index.deps,
                               index_texts=base.ref.index_texts + (text,),
                               const_index=base.ref.const_index + (self._const(node.children[1]),),
-                              index_dep_list=base.ref.index_dep_list + (index.deps,))
+                              index_dep_list=base.ref.index_dep_list + (index.deps,),
+                              index_shapes=base.ref.index_shapes + (self._shape(node.children[1]),))
                 return Val(base.deps, ref)
             return Val(base.deps | index.deps)
         if kind == "member":
@@ -772,6 +782,178 @@ class EntryWalker:
             self._consts[key] = _const_value(node, self)
         return self._consts[key]
 
+    # ---- index arithmetic (see indices.py)
+
+    def _workgroup_dims(self) -> dict:
+        """Invocations along x, y, z of a workgroup (None where not a constant)."""
+        dims = self.__dict__.get("_dims")
+        if dims is None:
+            attrs = attributes(self.module.functions[self.entry].node.children[0]).get("workgroup_size") or []
+            values = [self._const(a) for a in attrs] + [1] * (3 - len(attrs))
+            dims = self._dims = dict(zip("xyz", values))
+        return dims
+
+    def _builtin_shape(self, builtin: str, component: str | None) -> indices.Shape:
+        dims = self._workgroup_dims()
+        if component is None:
+            if builtin == "local_invocation_index":
+                total = self._workgroup_size()
+                return indices.span(0, total - 1, True) if total else indices.unknown(True)
+            return indices.unknown(True)
+        if component not in dims:
+            return indices.unknown(True)
+        size = dims[component]
+        if builtin == "workgroup_id":
+            return indices.symbol((indices.WORKGROUP, component), True)
+        if builtin == "num_workgroups":
+            return indices.symbol(("num_workgroups", component), True)
+        if builtin == "local_invocation_id" and size:
+            return indices.span(0, size - 1, True)
+        if builtin == "global_invocation_id" and size:  # wid * size + lid
+            wid = indices.scale(indices.symbol((indices.WORKGROUP, component), True), size, True)
+            return indices.add(wid, indices.span(0, size - 1, True))
+        return indices.unknown(True)
+
+    def _unsigned_literal(self, node) -> bool:
+        if isinstance(node, Tree) and node.data == "literal":
+            return str(node.children[0]).endswith("u")
+        if isinstance(node, Tree) and node.data == "call_expr":
+            return str(node.children[0]) == "u32"
+        return False
+
+    def _shape(self, node) -> indices.Shape:
+        """An index expression as symbols plus bounds; side-effect free."""
+        key = (id(node), self.context)
+        shape = self._shapes.get(key)
+        if shape is None:
+            shape = self._shapes[key] = self._shape_of(node)
+        return shape
+
+    def _shape_of(self, node) -> indices.Shape:
+        const = self._const(node)
+        if const is not None:
+            return indices.point(const, self._unsigned_literal(node))
+        if not isinstance(node, Tree):
+            return indices.UNKNOWN
+        kind = node.data
+        if kind == "ident_expr":
+            name = str(node.children[0])
+            for scope in reversed(self.scopes):
+                if name in scope:
+                    val = scope[name]
+                    if val.shape is not None:
+                        return val.shape
+                    return self._opaque_shape(val)
+            if name in self.module.constants:  # an override: fixed for the dispatch
+                return indices.symbol(("override", name))
+            return self._opaque_shape(self._lookup(name), unsigned=name in self.module.unsigned_vars)
+        if kind == "member":
+            base = node.children[0]
+            if isinstance(base, Tree) and base.data in ("ident_expr", "member"):
+                return self._opaque_shape(self._eval(base, Ctx()), str(node.children[1]))
+            return indices.unknown(self._reads_unsigned(node))
+        if kind == "index":
+            return indices.unknown(self._reads_unsigned(node))
+        if kind == "binop":
+            return self._binop_shape(node)
+        if kind == "unop":
+            op, operand = node.children
+            if str(op) == "-":
+                inner = self._shape(operand)
+                return indices.scale(inner, -1, inner.unsigned)
+            return indices.UNKNOWN
+        if kind == "call_expr":
+            return self._call_shape(node)
+        return indices.UNKNOWN
+
+    def _reads_unsigned(self, node) -> bool:
+        """Whether an expression reads a variable that holds only u32s (`keys[i]`)."""
+        while isinstance(node, Tree) and node.data in ("index", "member"):
+            node = node.children[0]
+        return (isinstance(node, Tree) and node.data == "ident_expr"
+                and str(node.children[0]) in self.module.unsigned_vars)
+
+    def _opaque_shape(self, val: Val, component: str | None = None, unsigned=False) -> indices.Shape:
+        """A value known only by where it comes from: a built-in input, uniform memory."""
+        if val.fields is not None:
+            return indices.UNKNOWN
+        if val.ref is not None:
+            loc = val.ref.loc
+            if loc is not None and loc.space == "uniform" and not val.ref.index_deps:
+                path = str(loc) + ("." + component if component else "")
+                return indices.symbol(("uniform", path) + val.ref.index_texts, unsigned)
+            return indices.unknown(unsigned)
+        direct = [s for s in val.deps if not s.indirect]
+        if len(direct) == 1 and len(val.deps) == 1 and direct[0].kind == "builtin":
+            return self._builtin_shape(direct[0].name, component)
+        return indices.UNKNOWN
+
+    def _binop_shape(self, node) -> indices.Shape:
+        a_node, op, b_node = node.children
+        op = str(op)
+        if op not in ("+", "-", "*", "&", "%", "/", ">>", "<<"):
+            return indices.UNKNOWN
+        a, b = self._shape(a_node), self._shape(b_node)
+        unsigned = a.unsigned or b.unsigned
+        c = b.lo if b.interval and b.lo == b.hi else None
+        if op in ("+", "-"):
+            return indices.add(a, b, 1 if op == "+" else -1)
+        if op == "*":
+            if c is not None:
+                return indices.scale(a, c, unsigned)
+            if a.interval and a.lo == a.hi:
+                return indices.scale(b, a.lo, unsigned)
+            if a.interval and b.interval and a.lo >= 0 and b.lo >= 0:
+                return indices.span(a.lo * b.lo, a.hi * b.hi, unsigned)
+            return indices.unknown(unsigned)
+        if op == "&":
+            if c is not None and c >= 0:
+                return indices.mask(a, c, unsigned)
+            if a.interval and a.lo == a.hi and a.lo >= 0:
+                return indices.mask(b, a.lo, unsigned)
+            return indices.unknown(unsigned)
+        if c is None or c < 0:
+            return indices.unknown(unsigned if op != ">>" and op != "<<" else a.unsigned)
+        if op == "%":
+            return indices.modulo(a, c, unsigned) if c > 0 else indices.UNKNOWN
+        if op == "/":
+            return indices.divide(a, c, unsigned) if c > 0 else indices.UNKNOWN
+        if op == ">>":
+            return indices.shift_right(a, c) if c < 32 else indices.unknown(a.unsigned)
+        return indices.scale(a, 1 << c, a.unsigned) if c < 32 else indices.unknown(a.unsigned)
+
+    def _call_shape(self, node) -> indices.Shape:
+        name = str(node.children[0])
+        arg_list = node.children[2].children[0]
+        args = [self._shape(a) for a in (arg_list.children if arg_list is not None else [])]
+        if name in ("atomicLoad", "atomicAdd", "atomicSub", "atomicMax", "atomicMin", "atomicOr",
+                    "atomicAnd", "atomicXor", "atomicExchange") and args:
+            pointer = (arg_list.children[0].children[1] if arg_list.children[0].data == "unop"
+                       else arg_list.children[0])
+            return indices.unknown(self._reads_unsigned(pointer))
+        if name in ("u32", "i32") and len(args) == 1:
+            a = args[0]
+            if name == "u32":
+                return indices.span(0, indices.U32_MAX, True) if a.known and a.lo < 0 else replace(a, unsigned=True)
+            return replace(a, unsigned=False)
+        if name in ("min", "max") and len(args) == 2:
+            a, b = args
+            if a.interval and b.interval:
+                pick = min if name == "min" else max
+                return indices.span(pick(a.lo, b.lo), pick(a.hi, b.hi), a.unsigned or b.unsigned)
+            return indices.hull(a, b)
+        if name == "clamp" and len(args) == 3:
+            x, lo, hi = args
+            if lo.interval and hi.interval and lo.lo <= hi.hi:
+                low = max(lo.lo, x.lo) if x.interval else lo.lo
+                high = min(hi.hi, x.hi) if x.interval else hi.hi
+                if low <= high:
+                    return indices.span(low, high, x.unsigned or lo.unsigned)
+            return indices.unknown(x.unsigned)
+        if name == "select" and len(args) == 3:
+            return indices.hull(args[0], args[1])
+        return indices.UNKNOWN
+
     def _source_text(self, node) -> str:
         meta = node.meta
         return self.text[meta.start_pos:meta.end_pos]
@@ -799,6 +981,8 @@ class EntryWalker:
             return Val()
         args = [self._value(a, ctx) for a in arg_nodes]
         if name in self.module.functions:
+            args = [Val(v.deps, None, v.is_pointer, v.fields, self._shape(a)) if v.ref is None else v
+                    for v, a in zip(args, arg_nodes)]
             pointer_keys = frozenset(a.ref.local_key for a in args
                                      if a.is_pointer and a.ref.local_key is not None)
             if pointer_keys:

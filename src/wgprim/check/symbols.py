@@ -46,6 +46,8 @@ class ModuleInfo:
     const_values: dict[str, Tree] = field(default_factory=dict)  # const name -> initializer
     structs: dict[str, dict[str, str | None]] = field(default_factory=dict)  # member -> builtin
     functions: dict[str, FunctionInfo] = field(default_factory=dict)
+    # variables whose every scalar is a u32 (`array<atomic<u32>>`): what they hold is >= 0
+    unsigned_vars: set[str] = field(default_factory=set)
 
     @property
     def roots(self) -> list[str]:
@@ -92,6 +94,8 @@ def collect(tree: Tree) -> ModuleInfo:
         if node.data == "global_var":
             name, loc = _global_var(node)
             info.globals[name] = loc
+            if is_unsigned_type(node.children[2].children[1]):
+                info.unsigned_vars.add(name)
         elif node.data in ("const_decl", "override_decl"):
             typed = node.children[0] if node.data == "const_decl" else node.children[1]
             info.constants.add(str(typed.children[0]))
@@ -120,3 +124,14 @@ def type_name(type_node: Tree | None) -> str | None:
         return None
     first = type_node.children[0]
     return str(first) if isinstance(first, Token) else None
+
+
+_UNSIGNED_TYPE_WORDS = {"u32", "array", "atomic", "vec2", "vec3", "vec4", "vec2u", "vec3u", "vec4u"}
+
+
+def is_unsigned_type(type_node) -> bool:
+    """Whether a declared type holds only u32 scalars (`u32`, `array<atomic<u32>, 4>`)."""
+    if not isinstance(type_node, Tree):
+        return False
+    words = {str(t) for t in type_node.scan_values(lambda v: isinstance(v, Token) and v.type != "INT")}
+    return words <= _UNSIGNED_TYPE_WORDS and bool(words & {"u32", "vec2u", "vec3u", "vec4u"})
