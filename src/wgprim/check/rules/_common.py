@@ -28,9 +28,11 @@ def arrival_counter(entry: EntryAnalysis, loop: LoopReport):
     """The counting read-modify-write (add, sub, ...), before the loop and outside it, on
     what the loop waits for: the loop is then waiting for every workgroup to arrive (a
     hand-made global barrier). An exchange is not an arrival: an exchange before or after
-    a loop is a lock being taken or released, and the loop is a spin-wait."""
+    a loop is a lock being taken or released, and the loop is a spin-wait. Nor is a count
+    in workgroup memory: the invocations of one workgroup arrive there, not workgroups."""
     for access in entry.accesses:
         if (access.kind == "rmw" and access.op in ACCUMULATING_RMW and loop.key not in access.loops
+                and access.loc.space == "storage"
                 and access.seq < loop.seq_start
                 and any(_waited_at(entry, src, access) for src in loop.waited)):
             return access
