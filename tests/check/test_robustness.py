@@ -80,6 +80,11 @@ def test_files_that_are_not_wgsl(tmp_path, capsys, text, words):
         check_source(text)
 
 
+def test_module_scope_let_is_named_as_an_old_draft():
+    with pytest.raises(WgslSyntaxError, match="early WGSL drafts.*const"):
+        check_source("let WG_SIZE: u32 = 256u;\n")
+
+
 def test_naga_suffix_message_names_naga():
     with pytest.raises(WgslSyntaxError, match="naga extension"):
         check_source("const BIG = 123li;\n")
