@@ -672,13 +672,32 @@ class EntryWalker:
                 advance(stmt_id, _SELF_WRITE)
         goals = cond_vars | {_SELF_WRITE}
         collective = frozenset()
-        if not any(s.nonuniform for cond in exit_conds for s in self.cond_deps.get(id(cond), EMPTY)):
+        exit_deps = EMPTY.union(*(self.cond_deps.get(id(cond), EMPTY) for cond in exit_conds))
+        if not any(s.nonuniform for s in exit_deps) or (
+                rec.barrier and self._same_for_the_workgroup(exit_deps)):
             collective = frozenset(
                 id(node) for node in rec.node.iter_subtrees() if node.data == "if_stmt"
                 and _picks_invocations(self.cond_deps.get(id(node.children[1]), EMPTY)))
         if all(path & goals for path in loops.back_edge_paths(rec.node, progress, collective)):
             return []
         return sorted(exit_reads, key=lambda s: (s.site.line, s.site.column))
+
+    def _same_for_the_workgroup(self, deps: frozenset) -> bool:
+        """Whether a loop exit with these dependencies reads the same for every invocation
+        of the workgroup, in a loop with a workgroup barrier: what differs between
+        invocations reaches it only through workgroup memory read at one address (a lock
+        word that one invocation sets and all read after the barrier, as a
+        `workgroupUniformLoad` would), not directly."""
+        through_memory = set()
+        for src in deps:
+            if src.kind == "load" and src.loc is not None and src.loc.space == "workgroup":
+                ref = self.load_refs.get(src.direct())
+                if ref is None or any(d.nonuniform for d in ref.index_deps):
+                    return False  # each invocation reads its own word
+                through_memory |= {d.direct() for d in self.mem_deps.get(src.loc.root, EMPTY)}
+        return all(not s.nonuniform or s.direct() in through_memory
+                   or (s.kind == "load" and s.loc is not None and s.loc.space == "workgroup")
+                   for s in deps)
 
     # ---- expressions
 

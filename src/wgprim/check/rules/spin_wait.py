@@ -34,7 +34,10 @@ invocation — in practice another workgroup — changes that memory. In detail:
 - State machines (`while (true) { switch pc { ... } }`) wait when some state stays put
   (`pc = 0u`) until a load says otherwise.
 - In a loop whose exit is uniform, a branch on the invocation's index (`if (lid.x == 0u)`)
-  counts for the whole workgroup: invocation 0's spin budget bounds everyone's loop.
+  counts for the whole workgroup: invocation 0's spin budget bounds everyone's loop. An
+  exit on a lock word in workgroup memory that every invocation reads after the loop's
+  barrier counts as uniform here (it is the same for all), even when it is read directly
+  rather than with `workgroupUniformLoad` (which `nonuniform-barrier` then asks for).
 - A loop with a workgroup barrier inside does not spin on workgroup memory: the invocations
   it waits for reach the same barrier.
 
