@@ -301,6 +301,12 @@ class EntryWalker:
         self._summaries: dict = {}  # (pure function, argument deps) -> (result, reads it made)
         self._created_log: list[set] = []
         self.scopes: list[dict] = []
+        # what each local variable holds here, for reads in straight-line code: an
+        # assignment at the variable's own nesting level replaces it (a strong update);
+        # inside a branch or a loop it only adds to it. Loops fall back to var_deps.
+        self.current: dict[str, frozenset] = {}
+        self.depth = 0  # branches and loops the walk is inside
+        self.decl_depth: dict[str, int] = {}
         self.returns: list[Val] = []
         self.cond_deps = {}
         fn = self.module.functions[self.entry]
@@ -387,9 +393,37 @@ class EntryWalker:
         site = Site.of(node)
         return f"{self.call_stack[-1].function}:{name}@{site.line}:{site.column}"
 
-    def _store_var(self, key: str, data: frozenset, control: frozenset):
+    def _store_var(self, key: str, data: frozenset, control: frozenset, declare: bool = False):
         deps = data | _indirect(control)
         self.var_deps[key] = self.var_deps.get(key, EMPTY) | deps
+        if declare:
+            self.decl_depth[key] = self.depth
+        if key.startswith("private:"):
+            return  # module-scope: any callee may change it
+        if self.decl_depth.get(key) == self.depth:
+            self.current[key] = deps  # every path to here runs this assignment last
+        elif key in self.current:
+            self.current[key] = self.current[key] | deps
+
+    def _var_value(self, key: str) -> frozenset:
+        current = self.current.get(key)
+        return self.var_deps.get(key, EMPTY) if current is None else current
+
+    def _forget_assigned(self, node):
+        """Variables assigned in `node` (a loop) may hold what a later round stored: reads
+        in and after it see everything ever stored (var_deps)."""
+        for sub in node.iter_subtrees():
+            target = None
+            if sub.data in ("assign", "compound_assign", "increment", "decrement"):
+                target = sub.children[0]
+            elif sub.data == "unop" and str(sub.children[0]) == "&":
+                target = sub.children[1]
+            while isinstance(target, Tree) and target.data in ("index", "member", "unop"):
+                target = target.children[-1] if target.data == "unop" else target.children[0]
+            if isinstance(target, Tree) and target.data == "ident_expr":
+                ref = self._lookup(str(target.children[0])).ref
+                if ref is not None and ref.local_key is not None:
+                    self.current.pop(ref.local_key, None)
 
     # ---- statements
 
@@ -448,7 +482,7 @@ class EntryWalker:
         name = str(typed.children[0])
         key = self._var_key(name, typed)
         data = self._value(init, ctx).deps if init is not None else EMPTY
-        self._store_var(key, data, ctx.control)
+        self._store_var(key, data, ctx.control, declare=True)
         for rec in self.loop_stack:
             rec.declared.add(key)
         self.scopes[-1][name] = Val(ref=Ref(local_key=key))
@@ -534,14 +568,17 @@ class EntryWalker:
         _attrs, cond, then, other = stmt.children
         deps = self._condition(cond, ctx)
         inner = Ctx(ctx.control | deps, ctx.guards | _atomic_reads(deps))
+        self.depth += 1
         flows = [self._stmt(then, inner)]
         flows.append(self._stmt(other, inner) if other is not None else Flow())
+        self.depth -= 1
         return self._merge(flows, deps)
 
     def _stmt_switch_stmt(self, stmt, ctx):
         deps = self._condition(stmt.children[1], ctx)
         inner = Ctx(ctx.control | deps, ctx.guards | _atomic_reads(deps))
         flows = []
+        self.depth += 1
         for clause in stmt.children[3:]:
             if clause.data == "case_clause":
                 for sel in clause.children[0].children:
@@ -551,6 +588,7 @@ class EntryWalker:
             if "break" in flow.leaves:  # a break leaves the switch only
                 flow = replace(flow, falls=True, leaves=flow.leaves - {"break"})
             flows.append(flow)
+        self.depth -= 1
         flows.append(Flow())
         return self._merge(flows, deps)
 
@@ -585,6 +623,8 @@ class EntryWalker:
         key = (site.line, site.column, self.context)
         rec = _LoopRecord(key, stmt, self.seq + 1, depth=len(self.caller_stmts))
         self.loop_stack.append(rec)
+        self._forget_assigned(stmt)
+        self.depth += 1
         body_ctx = replace(ctx, control=ctx.control | self.loop_divergence.get(key, EMPTY))
         cond, body, cont, break_if, update = loops.loop_parts(stmt)
         divergence = EMPTY
@@ -606,6 +646,7 @@ class EntryWalker:
         self.scopes.pop()
         if update is not None:
             self._stmt(update, body_ctx)
+        self.depth -= 1
         self.loop_stack.pop()
         self.loop_divergence[key] = self.loop_divergence.get(key, EMPTY) | divergence
 
@@ -711,7 +752,7 @@ class EntryWalker:
         ref = val.ref
         if ref.local_key is not None:
             deps = (val.deps | ref.index_deps | {_interned(Source("var", ref.local_key))}
-                    | self.var_deps.get(ref.local_key, EMPTY))
+                    | self._var_value(ref.local_key))
             return Val(deps)
         src = _interned(Source("load", str(ref.loc), ref.loc, site=Site.of(node)))
         self._created(src)
@@ -1004,6 +1045,8 @@ class EntryWalker:
                     for v, a in zip(args, arg_nodes)]
             pointer_keys = frozenset(a.ref.local_key for a in args
                                      if a.is_pointer and a.ref.local_key is not None)
+            for k in pointer_keys:
+                self.current.pop(k, None)  # the callee may store through the pointer
             if pointer_keys:
                 for rec in self.loop_stack:
                     rec.pointer_calls.append((self._stmt_in(rec), pointer_keys))

@@ -185,6 +185,9 @@ memoized).
   `min`/`clamp` and workgroup windows are told apart (see "How it works"), so reading one
   region while adding into another, or reading back a workgroup's own window of a flat
   histogram, is not a `same-dispatch-read`.
+- Variables reassigned in straight-line code: a barrier after `x = uniform_value` is not
+  reported because `x` once held a per-invocation value (the example of the WGSL
+  specification's uniformity analysis).
 - A count kept in workgroup memory is not a global barrier: a loop waiting for it is a
   `spin-wait` among the invocations of one workgroup. Digit separators (`0xffff_ffffu`)
   are named as not WGSL.
@@ -255,8 +258,10 @@ and barriers, where the rules can go wrong. vello's and most of bevy's shaders a
   lives in another invocation (invocation 0's budget shared through workgroup memory) is
   accepted only in the common shape: an `if` on the invocation index inside a loop with a
   uniform exit.
-- **Values.** Variables and workgroup memory are followed flow-insensitively: what a
-  variable ever holds, it may hold anywhere. Ranges are not computed, so a state machine
+- **Values.** A local variable is followed in order through straight-line code (an
+  assignment at its own nesting level replaces what it held); inside a branch an
+  assignment only adds to it, and in and after a loop that assigns it, and for
+  workgroup memory, what it ever holds it may hold anywhere. Ranges are not computed, so a state machine
   whose every state really advances but by constant assignment (`pc = 2u`) looks like a
   wait when its exit depends on a load.
 - **Who runs what.** Which workgroups take which branch is not modelled: a wait that only
