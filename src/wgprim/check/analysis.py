@@ -86,6 +86,30 @@ def _indirect(control: frozenset) -> frozenset:
     return out
 
 
+_ASSIGNED: dict = {}
+
+
+def _assigned_names(node: Tree) -> frozenset:
+    """Names assigned (or passed by pointer, `&x`) anywhere in `node` (memoized)."""
+    names = _ASSIGNED.get(id(node))
+    if names is None or names[0] is not node:
+        found = set()
+        for sub in node.iter_subtrees():
+            target = None
+            if sub.data in ("assign", "compound_assign", "increment", "decrement"):
+                target = sub.children[0]
+            elif sub.data == "unop" and str(sub.children[0]) == "&":
+                target = sub.children[1]
+            while isinstance(target, Tree) and target.data in ("index", "member", "unop"):
+                target = target.children[-1] if target.data == "unop" else target.children[0]
+            if isinstance(target, Tree) and target.data == "ident_expr":
+                found.add(str(target.children[0]))
+        if len(_ASSIGNED) > 50000:
+            _ASSIGNED.clear()
+        names = _ASSIGNED[id(node)] = (node, frozenset(found))
+    return names[1]
+
+
 _PURE: dict = {}
 
 
@@ -412,18 +436,10 @@ class EntryWalker:
     def _forget_assigned(self, node):
         """Variables assigned in `node` (a loop) may hold what a later round stored: reads
         in and after it see everything ever stored (var_deps)."""
-        for sub in node.iter_subtrees():
-            target = None
-            if sub.data in ("assign", "compound_assign", "increment", "decrement"):
-                target = sub.children[0]
-            elif sub.data == "unop" and str(sub.children[0]) == "&":
-                target = sub.children[1]
-            while isinstance(target, Tree) and target.data in ("index", "member", "unop"):
-                target = target.children[-1] if target.data == "unop" else target.children[0]
-            if isinstance(target, Tree) and target.data == "ident_expr":
-                ref = self._lookup(str(target.children[0])).ref
-                if ref is not None and ref.local_key is not None:
-                    self.current.pop(ref.local_key, None)
+        for name in _assigned_names(node):
+            ref = self._lookup(name).ref
+            if ref is not None and ref.local_key is not None:
+                self.current.pop(ref.local_key, None)
 
     # ---- statements
 
