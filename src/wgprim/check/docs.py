@@ -220,13 +220,14 @@ this repository: fetch them, then run the script on the directory). Measured on
 
 | category | files | result |
 | --- | --- | --- |
-| forward-progress litmus tests (every one makes a workgroup wait) | 13 | 13 flagged, 24 of 24 waiting loops |
+| forward-progress litmus tests (every one makes a workgroup wait) | 16 | 16 flagged, 27 of 27 waiting loops |
 | known waits: look-back scans and sorts, ticket, exchange and test-and-set locks, a hand-made global barrier, waits through workgroup memory and helper functions | 8 | 8 flagged, 13 of 13 waiting loops |
 | designs that never wait: decoupled-fallback scans, a multi-pass radix sort, hash-table inserts and probes | 4 | 0 with a finding |
-| known other bugs: barriers under non-uniform control flow | 2 | 2 found, nothing else reported |
-| clean real-world files: naga tests, webgpu-samples, bevy examples, other projects' compute shaders | 39 | 0 with a finding |
-| templates and old drafts (vello, bevy `#import`, module-scope `let`) | 5 | 5 refused with the one-line error |
+| known other bugs: barriers under non-uniform control flow (one of them in vello's decoupled-fallback scan, which never waits) | 3 | 3 found, exactly the expected rule |
+| clean real-world files: naga tests, webgpu-samples, bevy examples, other projects' compute shaders | 58 | 0 with a finding |
+| templates and early drafts (vello, bevy, brush `#import`, module-scope `let`) | 6 | 6 refused with the one-line error |
 
+The whole set (89 files checked) takes about 2 s of CPU.
 
 The sources: the `forward_progress_litmus_tests` suite (UCSC, the WGSL tests of "GPU
 forward progress" litmus testing: state machines over a `pc`, exchange and load spins,
@@ -239,9 +240,10 @@ look-back with the flag in the high bit found by content; naga's WGSL test input
 (gfx-rs/wgpu); webgpu-samples; bevy's example shaders; and compute shaders of burn,
 playcanvas, bevy_hanabi, brush, formula, LightSalon, gausplat-renderer and other
 projects (histograms, append buffers, hash tables, reductions, scans, sorts, particle
-compaction). Files were fetched one at a time, so this is about a hundred files, not the
-thousands of a crawl; the clean set leans towards compute shaders with atomics, loops
-and barriers, where the rules can go wrong. vello's and most of bevy's shaders are
+compaction). This is about a hundred files, not the thousands of a crawl, so one
+false finding in 58 clean files would already be a rate of almost 2%; the clean set
+leans towards compute shaders with atomics, loops and barriers, where the rules can go
+wrong. vello's and most of bevy's shaders are
 `#import` templates: they are refused with the one-line error and counted apart.
 
 ## What the checker still cannot see
@@ -271,6 +273,8 @@ and barriers, where the rules can go wrong. vello's and most of bevy's shaders a
   one entry point; data published through a chain of helper buffers, or read through a
   pointer stored in memory, is not followed. Subgroup operations are treated as
   non-uniform across the workgroup, not as synchronization.
+- **Other shader stages.** A file with a compute entry point is checked from its compute
+  entry points only: a spin lock in a fragment shader of the same file is not seen.
 - **Preprocessed sources.** Templates and `#import`/`#ifdef` sources must be rendered
   first; the checker reads WGSL only.
 
