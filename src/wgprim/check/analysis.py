@@ -312,7 +312,8 @@ class EntryWalker:
     def _pass(self):
         self._summaries = {}  # what variables hold may have grown since the last pass
         self._created_log = []
-        self.result = EntryAnalysis(self.entry, load_refs=self.load_refs)
+        self.result = EntryAnalysis(self.entry, self.module.functions[self.entry].stage,
+                                    load_refs=self.load_refs)
         self.loops_seen: list[_LoopRecord] = []
         self.seq = 0
         self.context: tuple = ()

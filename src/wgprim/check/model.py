@@ -269,6 +269,7 @@ class LoopReport:
 @dataclass
 class EntryAnalysis:
     entry: str
+    stage: str | None = "compute"  # the entry point's stage (None: a function nobody calls)
     accesses: list[Access] = field(default_factory=list)
     barriers: list[Barrier] = field(default_factory=list)
     spin_loops: list[LoopReport] = field(default_factory=list)

@@ -37,6 +37,7 @@ class FunctionInfo:
     node: Tree
     params: list[tuple[str, Tree | None, str | None]]  # (name, type node, builtin)
     is_compute: bool
+    stage: str | None = None  # compute, fragment or vertex for an entry point
 
 
 @dataclass
@@ -51,10 +52,12 @@ class ModuleInfo:
 
     @property
     def roots(self) -> list[str]:
-        """Compute entry points; in a module without any, every function nobody calls."""
+        """Compute entry points, and fragment entry points beside them (a spin lock per
+        pixel waits like one per workgroup); in a module without a compute entry point,
+        every function nobody calls."""
         entries = [f.name for f in self.functions.values() if f.is_compute]
         if entries:
-            return entries
+            return entries + [f.name for f in self.functions.values() if f.stage == "fragment"]
         called = set()
         for f in self.functions.values():
             for node in f.node.iter_subtrees():
@@ -114,8 +117,9 @@ def collect(tree: Tree) -> ModuleInfo:
                 for p in params.children:
                     pattrs, pname, ptype = p.children
                     plist.append((str(pname), ptype, _builtin_of(pattrs)))
+            stages = [a for a in ("compute", "fragment", "vertex") if a in attributes(attrs)]
             info.functions[str(name)] = FunctionInfo(
-                str(name), node, plist, "compute" in attributes(attrs))
+                str(name), node, plist, "compute" in stages, stages[0] if stages else None)
     return info
 
 

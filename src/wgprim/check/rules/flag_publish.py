@@ -73,6 +73,7 @@ def check(entries):
                         if a.kind == "write" and not a.atomic and a.loc.writable_storage]
         masks = {a.source: a.mask for a in entry.accesses if a.source is not None and a.mask is not None}
         consumers = []
+        read_seq = {a.source: a.seq for a in entry.accesses if a.source is not None}
         for read in entry.accesses:
             if read.kind != "read" or read.atomic or not read.loc.writable_storage:
                 continue
@@ -94,13 +95,16 @@ def check(entries):
                 continue
             if not flag_write.loc.writable_storage:
                 continue
-            # a consumer that reads before this atomic is a critical section released by
-            # it (a lock): that is one problem, reported at the guarded read
+            # a consumer that reads before this atomic, or whose flag was read before it,
+            # is a critical section released by it (a lock): that is one problem, reported
+            # at the guarded read
             published = [
                 w for w in plain_writes
                 if w.seq < flag_write.seq and not w.loc.overlaps(flag_write.loc)
                 and any(r.seq > flag_write.seq and r.ref.same_place(w.ref)
-                        and any(f.loc.overlaps(flag_write.loc) for f in flags)
+                        and any(f.loc.overlaps(flag_write.loc)
+                                and read_seq.get(f, flag_write.seq) >= flag_write.seq
+                                for f in flags)
                         for r, flags in consumers)]
             if published:
                 yield finding(

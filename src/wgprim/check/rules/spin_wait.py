@@ -78,7 +78,10 @@ def check(entries):
             if arrival_counter(entry, loop) is not None:
                 continue  # a hand-made global barrier: reported by global-barrier
             waited = loop.waited[0]
-            if waited.loc.space == "workgroup":
+            if entry.stage in ("fragment", "vertex"):
+                who = ("another invocation of the draw changes it, and invocations are not "
+                       "guaranteed to make progress while one of them spins")
+            elif waited.loc.space == "workgroup":
                 who = ("another invocation of the workgroup changes it, and invocations are "
                        "not guaranteed to make progress while one of them spins")
             else:
