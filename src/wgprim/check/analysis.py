@@ -273,14 +273,18 @@ class EntryWalker:
         # (expression, call path) -> its index shape; shapes depend on the code and the
         # call path only, not on what variables hold, so they stay valid from pass to pass
         self._shapes: dict = {}
+        # (loop, variable) -> what the loop stores into the variable (from earlier passes):
+        # what a read in the loop may see besides the value the loop started with
+        self.loop_stores: dict[tuple, frozenset] = {}
 
     # ---- driver
 
     def run(self) -> EntryAnalysis:
         for _ in range(MAX_PASSES):
-            before = (dict(self.var_deps), dict(self.mem_deps), dict(self.loop_divergence))
+            before = (dict(self.var_deps), dict(self.mem_deps), dict(self.loop_divergence),
+                      dict(self.loop_stores))
             self._pass()
-            if before == (self.var_deps, self.mem_deps, self.loop_divergence):
+            if before == (self.var_deps, self.mem_deps, self.loop_divergence, self.loop_stores):
                 break
         for access in self.result.accesses:
             if access.mask is None and access.source in self.name_masks:
@@ -421,6 +425,8 @@ class EntryWalker:
     def _store_var(self, key: str, data: frozenset, control: frozenset, declare: bool = False):
         deps = data | _indirect(control)
         self.var_deps[key] = self.var_deps.get(key, EMPTY) | deps
+        for rec in self.loop_stack:
+            self.loop_stores[(rec.key, key)] = self.loop_stores.get((rec.key, key), EMPTY) | deps
         if declare:
             self.decl_depth[key] = self.depth
         if key.startswith("private:"):
@@ -434,13 +440,14 @@ class EntryWalker:
         current = self.current.get(key)
         return self.var_deps.get(key, EMPTY) if current is None else current
 
-    def _forget_assigned(self, node):
-        """Variables assigned in `node` (a loop) may hold what a later round stored: reads
-        in and after it see everything ever stored (var_deps)."""
+    def _join_loop_stores(self, node, loop_key):
+        """Variables assigned in `node` (a loop) may hold, in and after it, what any round
+        stored as well as what they held before it."""
         for name in _assigned_names(node):
             ref = self._lookup(name).ref
-            if ref is not None and ref.local_key is not None:
-                self.current.pop(ref.local_key, None)
+            if ref is not None and ref.local_key is not None and ref.local_key in self.current:
+                key = ref.local_key
+                self.current[key] = self.current[key] | self.loop_stores.get((loop_key, key), EMPTY)
 
     # ---- statements
 
@@ -639,8 +646,8 @@ class EntryWalker:
         site = Site.of(stmt)
         key = (site.line, site.column, self.context)
         rec = _LoopRecord(key, stmt, self.seq + 1, depth=len(self.caller_stmts))
+        self._join_loop_stores(stmt, key)
         self.loop_stack.append(rec)
-        self._forget_assigned(stmt)
         self.depth += 1
         body_ctx = replace(ctx, control=ctx.control | self.loop_divergence.get(key, EMPTY))
         cond, body, cont, break_if, update = loops.loop_parts(stmt)

@@ -264,9 +264,10 @@ wrong. vello's and most of bevy's shaders are
   accepted only in the common shape: an `if` on the invocation index inside a loop with a
   uniform exit.
 - **Values.** A local variable is followed in order through straight-line code (an
-  assignment at its own nesting level replaces what it held); inside a branch an
-  assignment only adds to it, and in and after a loop that assigns it, and for
-  workgroup memory, what it ever holds it may hold anywhere. Ranges are not computed, so a state machine
+  assignment at its own nesting level replaces what it held); inside a branch or a loop
+  an assignment only adds to it (a loop's stores reach the reads of every round and what
+  follows). Workgroup memory is followed flow-insensitively: what it ever holds it may
+  hold anywhere. Ranges are not computed, so a state machine
   whose every state really advances but by constant assignment (`pc = 2u`) looks like a
   wait when its exit depends on a load.
 - **Who runs what.** Which workgroups take which branch is not modelled: a wait that only
