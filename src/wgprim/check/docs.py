@@ -267,9 +267,9 @@ wrong. vello's and most of bevy's shaders are
   assignment at its own nesting level replaces what it held); inside a branch or a loop
   an assignment only adds to it (a loop's stores reach the reads of every round and what
   follows). Workgroup memory is followed flow-insensitively: what it ever holds it may
-  hold anywhere. Ranges are not computed, so a state machine
-  whose every state really advances but by constant assignment (`pc = 2u`) looks like a
-  wait when its exit depends on a load.
+  hold anywhere. Ranges are not computed, so a state machine whose every state really
+  advances but by constant assignment (`pc = 2u`) looks like a wait when its exit
+  depends on a load.
 - **Who runs what.** Which workgroups take which branch is not modelled: a wait that only
   workgroup 0 does on a value only workgroup 0 writes is still reported; two entry points
   are always two dispatches, and the host code that dispatches them is not read.
