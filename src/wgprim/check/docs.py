@@ -239,7 +239,7 @@ decoupled look-back scan and one-sweep radix sort of GPUPrefixSums and GPUSortin
 their decoupled-fallback and multi-pass counterparts; vello's decoupled-fallback path-tag
 scan (imports removed); the ticket lock, occupancy discovery and inter-workgroup barrier
 of webgpu-sync; wgsl-loop's test-and-set lock; a per-pixel compare-exchange lock and a
-look-back with the flag in the high bit found by content; naga's WGSL test inputs
+look-back with the flag in the high bit from public repositories; naga's WGSL test inputs
 (gfx-rs/wgpu); webgpu-samples; bevy's example shaders; and compute shaders of burn,
 playcanvas, bevy_hanabi, brush, formula, LightSalon, gausplat-renderer and other
 projects (histograms, append buffers, hash tables, reductions, scans, sorts, matrix
