@@ -1,9 +1,11 @@
-"""Index shapes (`wgprim.check.indices`) are sound: every value an expression takes lies
-in its shape, and indices the checker calls apart are never equal.
+"""Index shapes (`wgprim.check.indices`) are sound: when the checker decides from them that
+no other workgroup adds to the word an atomicLoad reads, that is true.
 
-Random index expressions over `workgroup_id.x`, `local_invocation_id.x`, a uniform value
-and a loaded key are checked by the analysis itself (through `check_source` on a kernel
-whose load must or must not be reported) against brute-force evaluation.
+Random pairs of index expressions over `workgroup_id.x`, `local_invocation_id.x`,
+`global_invocation_id.x`, a uniform value and a loaded key (one for an atomicAdd, one for
+an atomicLoad of the same buffer) go through `check_source`; whenever the load is not
+reported, brute-force evaluation over three workgroups confirms that no add of another
+workgroup reaches it.
 """
 from __future__ import annotations
 
@@ -94,15 +96,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 """
 
 
-def _may_meet(a: str, b: str, n: int, keys: list[int]) -> bool:
-    """Brute force: some invocation's `a` equals some invocation's `b` (3 workgroups)."""
-    def values(text):
-        return {_evaluate(text, w, l, n, k) for w, l, k in itertools.product(range(3), range(WG), keys)}
-
-    def per_workgroup(text):
-        return {w: {_evaluate(text, w, l, n, k) for l, k in itertools.product(range(WG), keys)} for w in range(3)}
-
-    return bool(values(a) & values(b)), per_workgroup(a), per_workgroup(b)
+def _values_by_workgroup(text: str, n: int, keys: list[int]) -> dict[int, set[int]]:
+    """Brute force: the values `text` takes in each of 3 workgroups, every invocation and key."""
+    return {w: {_evaluate(text, w, l, n, k) for l, k in itertools.product(range(WG), keys)}
+            for w in range(3)}
 
 
 def _related(a: str):
@@ -125,7 +122,7 @@ def test_loads_called_final_are_never_reached_by_another_workgroups_add(pair, n,
     findings = check_source(_kernel(a, b), "k.wgsl", select=["same-dispatch-read"])
     if findings:
         return  # reported: nothing to prove
-    meet, adds, loads = _may_meet(a, b, n, keys)
+    adds, loads = _values_by_workgroup(a, n, keys), _values_by_workgroup(b, n, keys)
     # not reported: no add of another workgroup reaches the load
     for w_add, w_load in itertools.permutations(range(3), 2):
         assert not (adds[w_add] & loads[w_load]), (a, b, n, keys)
