@@ -933,7 +933,11 @@ class EntryWalker:
             return self._opaque_shape(self._lookup(name), unsigned=name in self.module.unsigned_vars)
         if kind == "member":
             base = node.children[0]
-            if isinstance(base, Tree) and base.data in ("ident_expr", "member"):
+            root = base
+            while isinstance(root, Tree) and root.data == "member":
+                root = root.children[0]
+            if isinstance(root, Tree) and root.data == "ident_expr":
+                # names and members only: evaluating them reads nothing, records nothing
                 return self._opaque_shape(self._eval(base, Ctx()), str(node.children[1]))
             return indices.unknown(self._reads_unsigned(node))
         if kind == "index":
