@@ -739,7 +739,7 @@ class EntryWalker:
         collective = frozenset()
         exit_deps = EMPTY.union(*(self.cond_deps.get(id(cond), EMPTY) for cond in exit_conds))
         if not any(s.nonuniform for s in exit_deps) or (
-                rec.barrier and self._same_for_the_workgroup(exit_deps)):
+                rec.barrier and self._same_for_the_workgroup(exit_conds, exit_deps)):
             collective = frozenset(
                 id(node) for node in rec.node.iter_subtrees() if node.data == "if_stmt"
                 and _picks_invocations(self.cond_deps.get(id(node.children[1]), EMPTY)))
@@ -747,21 +747,41 @@ class EntryWalker:
             return []
         return sorted(exit_reads, key=lambda s: (s.site.line, s.site.column))
 
-    def _same_for_the_workgroup(self, deps: frozenset) -> bool:
-        """Whether a loop exit with these dependencies reads the same for every invocation
-        of the workgroup, in a loop with a workgroup barrier: what differs between
-        invocations reaches it only through workgroup memory read at one address (a lock
-        word that one invocation sets and all read after the barrier, as a
-        `workgroupUniformLoad` would), not directly."""
-        through_memory = set()
-        for src in deps:
-            if src.kind == "load" and src.loc is not None and src.loc.space == "workgroup":
-                ref = self.load_refs.get(src.direct())
-                if ref is None or any(d.nonuniform for d in ref.index_deps):
-                    return False  # each invocation reads its own word
-                through_memory |= {d.direct() for d in self.mem_deps.get(src.loc.root, EMPTY)}
-        return all(not s.nonuniform or s.direct() in through_memory
-                   or (s.kind == "load" and s.loc is not None and s.loc.space == "workgroup")
+    def _same_for_the_workgroup(self, conds, deps: frozenset) -> bool:
+        """Whether loop exits with these conditions read the same for every invocation of
+        the workgroup, in a loop with a workgroup barrier: they read workgroup memory at
+        one address each (a lock word that one invocation sets and all read after the
+        barrier, as a `workgroupUniformLoad` would), and what differs between invocations
+        reaches them only through what was stored there."""
+        spans = [(c.meta.line, c.meta.column, c.meta.end_line, c.meta.end_column) for c in conds
+                 if isinstance(c, Tree) and not c.meta.empty]
+
+        def in_conditions(site) -> bool:
+            return site is not None and any(
+                (l0, c0) <= (site.line, site.column) <= (l1, c1) for l0, c0, l1, c1 in spans)
+
+        direct = {s.direct() for s in deps if s.kind == "load" and s.loc is not None
+                  and s.loc.space == "workgroup" and in_conditions(s.site)}
+        if not direct:
+            return False
+        roots, through_memory = [], set()
+        for src in direct:
+            ref = self.load_refs.get(src)
+            if ref is None or any(d.nonuniform for d in ref.index_deps):
+                return False  # each invocation reads its own word
+            roots.append(src.loc.root)
+        seen = set()
+        while roots:  # what was stored there, and what was stored where that was read
+            root = roots.pop()
+            if root in seen:
+                continue
+            seen.add(root)
+            for d in self.mem_deps.get(root, EMPTY):
+                d = d.direct()
+                through_memory.add(d)
+                if d.kind == "load" and d.loc is not None and d.loc.space == "workgroup":
+                    roots.append(d.loc.root)
+        return all(not s.nonuniform or s.direct() in direct or s.direct() in through_memory
                    for s in deps)
 
     # ---- expressions

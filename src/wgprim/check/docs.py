@@ -191,7 +191,8 @@ analysis, from 3.6 s before the analysis was memoized).
   specification's uniformity analysis).
 - A lock word in workgroup memory that every invocation reads after the loop's barrier
   counts as the same for the workgroup, so invocation 0's spin budget bounds everyone's
-  loop (vello's decoupled-fallback scan is not a `spin-wait`).
+  loop, even when the decision to unlock is computed in workgroup memory by all of them
+  (the decoupled-fallback scans of vello and GPUPrefixSums are not `spin-wait`s).
 - A slot claimed with `atomicAdd` and read or written at the index it returned belongs
   to the claimer: not `flag-publish` (work queues that update their items in place).
 - Fragment entry points beside compute ones are checked too; the release of a lock whose
@@ -231,11 +232,11 @@ this repository: fetch them, then run the script on the directory). Measured on
 | forward-progress litmus tests (every one makes a workgroup wait) | 16 | 16 flagged, 27 of 27 waiting loops |
 | known waits: look-back scans and sorts, ticket, exchange and test-and-set locks, a hand-made global barrier, waits through workgroup memory and helper functions | 8 | 8 flagged, 13 of 13 waiting loops |
 | designs that never wait: decoupled-fallback scans, a multi-pass radix sort, hash-table inserts and probes | 4 | 0 with a finding |
-| known other bugs: barriers under non-uniform control flow (one of them in vello's decoupled-fallback scan, which never waits) | 3 | 3 found, exactly the expected rule |
+| known other bugs: barriers under non-uniform control flow (two of them in decoupled-fallback scans of vello and GPUPrefixSums, which never wait) | 4 | 4 found, exactly the expected rule |
 | clean real-world files: naga tests, webgpu-samples, bevy examples, other projects' compute shaders | 76 | 0 with a finding |
 | not WGSL as written: templates (vello, bevy, brush `#import`), an early draft (module-scope `let`), a naga extension (`1lu`) | 7 | 7 refused with the one-line error |
 
-The whole set (107 files checked) takes about 2 s of CPU.
+The whole set (108 files checked) takes about 2 s of CPU.
 
 The sources: the `forward_progress_litmus_tests` suite (UCSC, the WGSL tests of "GPU
 forward progress" litmus testing: state machines over a `pc`, exchange and load spins,

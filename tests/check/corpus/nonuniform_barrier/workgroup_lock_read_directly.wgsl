@@ -58,3 +58,55 @@ fn unbounded(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_in
   }
   atomicStore(&flags[wid.x], 2u);
 }
+
+var<workgroup> partial: array<u32, 64>;
+@group(0) @binding(1) var<storage, read> values: array<u32>;
+
+// The fallback reduces a tile in workgroup memory, each invocation its own slot, and
+// invocation 0 decides from the total whether to unlock: what differs between
+// invocations still reaches the lock only through workgroup memory.
+@compute @workgroup_size(64)
+fn bounded_with_reduction(@builtin(workgroup_id) wid: vec3<u32>,
+                          @builtin(local_invocation_index) li: u32) {
+  if (li == 0u) {
+    locked = 1u;
+  }
+  workgroupBarrier();
+  var lookback = wid.x;
+  while (locked == 1u) {
+    workgroupBarrier(); // expect: nonuniform-barrier
+    if (li == 0u) {
+      for (var spins = 0u; spins < BUDGET; spins++) {
+        let flag = select(2u, atomicLoad(&flags[lookback - 1u]), lookback > 0u);
+        if (flag == 2u) {
+          locked = 0u;
+          break;
+        }
+        if (flag == 1u) {
+          lookback -= 1u;
+        }
+      }
+    }
+    workgroupBarrier(); // expect: nonuniform-barrier
+    if (locked == 1u) {
+      partial[li] = values[(lookback - 1u) * 64u + li];
+      for (var half = 32u; half > 0u; half >>= 1u) {
+        workgroupBarrier(); // expect: nonuniform-barrier
+        if (li < half) {
+          partial[li] += partial[li + half];
+        }
+      }
+      workgroupBarrier(); // expect: nonuniform-barrier
+      if (li == 0u) {
+        let total = partial[0];
+        if (total == 0u || lookback == 1u) {
+          locked = 0u;
+        } else {
+          lookback -= 1u;
+        }
+      }
+      workgroupBarrier(); // expect: nonuniform-barrier
+    }
+  }
+  atomicStore(&flags[wid.x], 2u);
+}
