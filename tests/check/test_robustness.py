@@ -67,6 +67,8 @@ def test_byte_order_mark_is_accepted(tmp_path, capsys):
     ("#ifdef SKINNED\nfn f() {}\n#endif\n", "preprocessor directive '#ifdef'"),
     ("fn f() { let x = 1li; }\n", "'1li'"),
     ("fn f() { let x = 0lu; }\n", "'0lu'"),
+    ("const EMPTY: u32 = 0xffff_ffffu;\n", "digit separators"),
+    ("const N = 1_000_000;\n", "'1_000_000'"),
 ])
 def test_files_that_are_not_wgsl(tmp_path, capsys, text, words):
     f = tmp_path / "shader.wgsl"
@@ -76,6 +78,11 @@ def test_files_that_are_not_wgsl(tmp_path, capsys, text, words):
     assert words in line and "not WGSL" in line
     with pytest.raises(WgslSyntaxError, match="not WGSL"):
         check_source(text)
+
+
+def test_module_scope_let_is_named_as_an_old_draft():
+    with pytest.raises(WgslSyntaxError, match="early WGSL drafts.*const"):
+        check_source("let WG_SIZE: u32 = 256u;\n")
 
 
 def test_naga_suffix_message_names_naga():

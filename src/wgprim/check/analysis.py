@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from lark import Token, Tree
 
-from . import loops
+from . import indices, loops
 from .model import (ATOMIC_RMW, BARRIERS, EMPTY, NONUNIFORM_BUILTINS, WORKGROUP_IDENTITY_BUILTINS,
                     Access, Barrier, EntryAnalysis, Frame, LoopReport, Ref, Site, Source, Val)
 from .symbols import ModuleInfo, attributes, type_name
@@ -84,6 +84,30 @@ def _indirect(control: frozenset) -> frozenset:
             _INDIRECT.clear()
         out = _INDIRECT[control] = frozenset(s.through_control() for s in control)
     return out
+
+
+_ASSIGNED: dict = {}
+
+
+def _assigned_names(node: Tree) -> frozenset:
+    """Names assigned (or passed by pointer, `&x`) anywhere in `node` (memoized)."""
+    names = _ASSIGNED.get(id(node))
+    if names is None or names[0] is not node:
+        found = set()
+        for sub in node.iter_subtrees():
+            target = None
+            if sub.data in ("assign", "compound_assign", "increment", "decrement"):
+                target = sub.children[0]
+            elif sub.data == "unop" and str(sub.children[0]) == "&":
+                target = sub.children[1]
+            while isinstance(target, Tree) and target.data in ("index", "member", "unop"):
+                target = target.children[-1] if target.data == "unop" else target.children[0]
+            if isinstance(target, Tree) and target.data == "ident_expr":
+                found.add(str(target.children[0]))
+        if len(_ASSIGNED) > 50000:
+            _ASSIGNED.clear()
+        names = _ASSIGNED[id(node)] = (node, frozenset(found))
+    return names[1]
 
 
 _PURE: dict = {}
@@ -246,14 +270,21 @@ class EntryWalker:
         self._masks: dict[int, int] = {}  # atomicLoad call -> constant its value is ANDed with
         self.name_masks: dict[Source, int] = {}  # atomic read -> bits masked out of it later
         self._used: dict[str, set] = {}  # function -> identifiers its body mentions
+        # (expression, call path) -> its index shape; shapes depend on the code and the
+        # call path only, not on what variables hold, so they stay valid from pass to pass
+        self._shapes: dict = {}
+        # (loop, variable) -> what the loop stores into the variable (from earlier passes):
+        # what a read in the loop may see besides the value the loop started with
+        self.loop_stores: dict[tuple, frozenset] = {}
 
     # ---- driver
 
     def run(self) -> EntryAnalysis:
         for _ in range(MAX_PASSES):
-            before = (dict(self.var_deps), dict(self.mem_deps), dict(self.loop_divergence))
+            before = (dict(self.var_deps), dict(self.mem_deps), dict(self.loop_divergence),
+                      dict(self.loop_stores))
             self._pass()
-            if before == (self.var_deps, self.mem_deps, self.loop_divergence):
+            if before == (self.var_deps, self.mem_deps, self.loop_divergence, self.loop_stores):
                 break
         for access in self.result.accesses:
             if access.mask is None and access.source in self.name_masks:
@@ -285,7 +316,8 @@ class EntryWalker:
     def _pass(self):
         self._summaries = {}  # what variables hold may have grown since the last pass
         self._created_log = []
-        self.result = EntryAnalysis(self.entry, load_refs=self.load_refs)
+        self.result = EntryAnalysis(self.entry, self.module.functions[self.entry].stage,
+                                    load_refs=self.load_refs)
         self.loops_seen: list[_LoopRecord] = []
         self.seq = 0
         self.context: tuple = ()
@@ -298,6 +330,12 @@ class EntryWalker:
         self._summaries: dict = {}  # (pure function, argument deps) -> (result, reads it made)
         self._created_log: list[set] = []
         self.scopes: list[dict] = []
+        # what each local variable holds here, for reads in straight-line code: an
+        # assignment at the variable's own nesting level replaces it (a strong update);
+        # inside a branch or a loop it only adds to it. Loops fall back to var_deps.
+        self.current: dict[str, frozenset] = {}
+        self.depth = 0  # branches and loops the walk is inside
+        self.decl_depth: dict[str, int] = {}
         self.returns: list[Val] = []
         self.cond_deps = {}
         fn = self.module.functions[self.entry]
@@ -384,9 +422,32 @@ class EntryWalker:
         site = Site.of(node)
         return f"{self.call_stack[-1].function}:{name}@{site.line}:{site.column}"
 
-    def _store_var(self, key: str, data: frozenset, control: frozenset):
+    def _store_var(self, key: str, data: frozenset, control: frozenset, declare: bool = False):
         deps = data | _indirect(control)
         self.var_deps[key] = self.var_deps.get(key, EMPTY) | deps
+        for rec in self.loop_stack:
+            self.loop_stores[(rec.key, key)] = self.loop_stores.get((rec.key, key), EMPTY) | deps
+        if declare:
+            self.decl_depth[key] = self.depth
+        if key.startswith("private:"):
+            return  # module-scope: any callee may change it
+        if self.decl_depth.get(key) == self.depth:
+            self.current[key] = deps  # every path to here runs this assignment last
+        elif key in self.current:
+            self.current[key] = self.current[key] | deps
+
+    def _var_value(self, key: str) -> frozenset:
+        current = self.current.get(key)
+        return self.var_deps.get(key, EMPTY) if current is None else current
+
+    def _join_loop_stores(self, node, loop_key):
+        """Variables assigned in `node` (a loop) may hold, in and after it, what any round
+        stored as well as what they held before it."""
+        for name in _assigned_names(node):
+            ref = self._lookup(name).ref
+            if ref is not None and ref.local_key is not None and ref.local_key in self.current:
+                key = ref.local_key
+                self.current[key] = self.current[key] | self.loop_stores.get((loop_key, key), EMPTY)
 
     # ---- statements
 
@@ -445,7 +506,7 @@ class EntryWalker:
         name = str(typed.children[0])
         key = self._var_key(name, typed)
         data = self._value(init, ctx).deps if init is not None else EMPTY
-        self._store_var(key, data, ctx.control)
+        self._store_var(key, data, ctx.control, declare=True)
         for rec in self.loop_stack:
             rec.declared.add(key)
         self.scopes[-1][name] = Val(ref=Ref(local_key=key))
@@ -459,7 +520,13 @@ class EntryWalker:
             self._call(init, ctx, result_used=False)  # `let unused = atomicLoad(...)`
             self.scopes[-1][name] = Val()
             return Flow()
-        self.scopes[-1][name] = self._value(init, ctx)
+        val = self._value(init, ctx)
+        if val.ref is None:
+            shape = self._shape(init)
+            if not shape.known and type_name(typed.children[1]) == "u32":
+                shape = indices.unknown(True)
+            val = Val(val.deps, None, val.is_pointer, val.fields, shape)
+        self.scopes[-1][name] = val
         return Flow()
 
     def _used_names(self, function: str) -> set:
@@ -525,14 +592,17 @@ class EntryWalker:
         _attrs, cond, then, other = stmt.children
         deps = self._condition(cond, ctx)
         inner = Ctx(ctx.control | deps, ctx.guards | _atomic_reads(deps))
+        self.depth += 1
         flows = [self._stmt(then, inner)]
         flows.append(self._stmt(other, inner) if other is not None else Flow())
+        self.depth -= 1
         return self._merge(flows, deps)
 
     def _stmt_switch_stmt(self, stmt, ctx):
         deps = self._condition(stmt.children[1], ctx)
         inner = Ctx(ctx.control | deps, ctx.guards | _atomic_reads(deps))
         flows = []
+        self.depth += 1
         for clause in stmt.children[3:]:
             if clause.data == "case_clause":
                 for sel in clause.children[0].children:
@@ -542,6 +612,7 @@ class EntryWalker:
             if "break" in flow.leaves:  # a break leaves the switch only
                 flow = replace(flow, falls=True, leaves=flow.leaves - {"break"})
             flows.append(flow)
+        self.depth -= 1
         flows.append(Flow())
         return self._merge(flows, deps)
 
@@ -575,7 +646,9 @@ class EntryWalker:
         site = Site.of(stmt)
         key = (site.line, site.column, self.context)
         rec = _LoopRecord(key, stmt, self.seq + 1, depth=len(self.caller_stmts))
+        self._join_loop_stores(stmt, key)
         self.loop_stack.append(rec)
+        self.depth += 1
         body_ctx = replace(ctx, control=ctx.control | self.loop_divergence.get(key, EMPTY))
         cond, body, cont, break_if, update = loops.loop_parts(stmt)
         divergence = EMPTY
@@ -597,6 +670,7 @@ class EntryWalker:
         self.scopes.pop()
         if update is not None:
             self._stmt(update, body_ctx)
+        self.depth -= 1
         self.loop_stack.pop()
         self.loop_divergence[key] = self.loop_divergence.get(key, EMPTY) | divergence
 
@@ -663,13 +737,52 @@ class EntryWalker:
                 advance(stmt_id, _SELF_WRITE)
         goals = cond_vars | {_SELF_WRITE}
         collective = frozenset()
-        if not any(s.nonuniform for cond in exit_conds for s in self.cond_deps.get(id(cond), EMPTY)):
+        exit_deps = EMPTY.union(*(self.cond_deps.get(id(cond), EMPTY) for cond in exit_conds))
+        if not any(s.nonuniform for s in exit_deps) or (
+                rec.barrier and self._same_for_the_workgroup(exit_conds, exit_deps)):
             collective = frozenset(
                 id(node) for node in rec.node.iter_subtrees() if node.data == "if_stmt"
                 and _picks_invocations(self.cond_deps.get(id(node.children[1]), EMPTY)))
         if all(path & goals for path in loops.back_edge_paths(rec.node, progress, collective)):
             return []
         return sorted(exit_reads, key=lambda s: (s.site.line, s.site.column))
+
+    def _same_for_the_workgroup(self, conds, deps: frozenset) -> bool:
+        """Whether loop exits with these conditions read the same for every invocation of
+        the workgroup, in a loop with a workgroup barrier: they read workgroup memory at
+        one address each (a lock word that one invocation sets and all read after the
+        barrier, as a `workgroupUniformLoad` would), and what differs between invocations
+        reaches them only through what was stored there."""
+        spans = [(c.meta.line, c.meta.column, c.meta.end_line, c.meta.end_column) for c in conds
+                 if isinstance(c, Tree) and not c.meta.empty]
+
+        def in_conditions(site) -> bool:
+            return site is not None and any(
+                (l0, c0) <= (site.line, site.column) <= (l1, c1) for l0, c0, l1, c1 in spans)
+
+        direct = {s.direct() for s in deps if s.kind == "load" and s.loc is not None
+                  and s.loc.space == "workgroup" and in_conditions(s.site)}
+        if not direct:
+            return False
+        roots, through_memory = [], set()
+        for src in direct:
+            ref = self.load_refs.get(src)
+            if ref is None or any(d.nonuniform for d in ref.index_deps):
+                return False  # each invocation reads its own word
+            roots.append(src.loc.root)
+        seen = set()
+        while roots:  # what was stored there, and what was stored where that was read
+            root = roots.pop()
+            if root in seen:
+                continue
+            seen.add(root)
+            for d in self.mem_deps.get(root, EMPTY):
+                d = d.direct()
+                through_memory.add(d)
+                if d.kind == "load" and d.loc is not None and d.loc.space == "workgroup":
+                    roots.append(d.loc.root)
+        return all(not s.nonuniform or s.direct() in direct or s.direct() in through_memory
+                   for s in deps)
 
     # ---- expressions
 
@@ -683,7 +796,7 @@ class EntryWalker:
         ref = val.ref
         if ref.local_key is not None:
             deps = (val.deps | ref.index_deps | {_interned(Source("var", ref.local_key))}
-                    | self.var_deps.get(ref.local_key, EMPTY))
+                    | self._var_value(ref.local_key))
             return Val(deps)
         src = _interned(Source("load", str(ref.loc), ref.loc, site=Site.of(node)))
         self._created(src)
@@ -742,7 +855,8 @@ class EntryWalker:
                 ref = replace(base.ref, index_deps=base.ref.index_deps | index.deps,
                               index_texts=base.ref.index_texts + (text,),
                               const_index=base.ref.const_index + (self._const(node.children[1]),),
-                              index_dep_list=base.ref.index_dep_list + (index.deps,))
+                              index_dep_list=base.ref.index_dep_list + (index.deps,),
+                              index_shapes=base.ref.index_shapes + (self._shape(node.children[1]),))
                 return Val(base.deps, ref)
             return Val(base.deps | index.deps)
         if kind == "member":
@@ -772,6 +886,182 @@ class EntryWalker:
             self._consts[key] = _const_value(node, self)
         return self._consts[key]
 
+    # ---- index arithmetic (see indices.py)
+
+    def _workgroup_dims(self) -> dict:
+        """Invocations along x, y, z of a workgroup (None where not a constant)."""
+        dims = self.__dict__.get("_dims")
+        if dims is None:
+            attrs = attributes(self.module.functions[self.entry].node.children[0]).get("workgroup_size") or []
+            values = [self._const(a) for a in attrs] + [1] * (3 - len(attrs))
+            dims = self._dims = dict(zip("xyz", values))
+        return dims
+
+    def _builtin_shape(self, builtin: str, component: str | None) -> indices.Shape:
+        dims = self._workgroup_dims()
+        if component is None:
+            if builtin == "local_invocation_index":
+                total = self._workgroup_size()
+                return indices.span(0, total - 1, True) if total else indices.unknown(True)
+            return indices.unknown(True)
+        if component not in dims:
+            return indices.unknown(True)
+        size = dims[component]
+        if builtin == "workgroup_id":
+            return indices.symbol((indices.WORKGROUP, component), True)
+        if builtin == "num_workgroups":
+            return indices.symbol(("num_workgroups", component), True)
+        if builtin == "local_invocation_id" and size:
+            return indices.span(0, size - 1, True)
+        if builtin == "global_invocation_id" and size:  # wid * size + lid
+            wid = indices.scale(indices.symbol((indices.WORKGROUP, component), True), size, True)
+            return indices.add(wid, indices.span(0, size - 1, True))
+        return indices.unknown(True)
+
+    def _unsigned_literal(self, node) -> bool:
+        if isinstance(node, Tree) and node.data == "literal":
+            return str(node.children[0]).endswith("u")
+        if isinstance(node, Tree) and node.data == "call_expr":
+            return str(node.children[0]) == "u32"
+        return False
+
+    def _shape(self, node) -> indices.Shape:
+        """An index expression as symbols plus bounds; side-effect free."""
+        key = (id(node), self.context)
+        shape = self._shapes.get(key)
+        if shape is None:
+            shape = self._shapes[key] = self._shape_of(node)
+        return shape
+
+    def _shape_of(self, node) -> indices.Shape:
+        const = self._const(node)
+        if const is not None:
+            return indices.point(const, self._unsigned_literal(node))
+        if not isinstance(node, Tree):
+            return indices.UNKNOWN
+        kind = node.data
+        if kind == "ident_expr":
+            name = str(node.children[0])
+            for scope in reversed(self.scopes):
+                if name in scope:
+                    val = scope[name]
+                    if val.shape is not None:
+                        return val.shape
+                    return self._opaque_shape(val)
+            if name in self.module.constants:  # an override: fixed for the dispatch
+                return indices.symbol(("override", name))
+            return self._opaque_shape(self._lookup(name), unsigned=name in self.module.unsigned_vars)
+        if kind == "member":
+            base = node.children[0]
+            root = base
+            while isinstance(root, Tree) and root.data == "member":
+                root = root.children[0]
+            if isinstance(root, Tree) and root.data == "ident_expr":
+                # names and members only: evaluating them reads nothing, records nothing
+                return self._opaque_shape(self._eval(base, Ctx()), str(node.children[1]))
+            return indices.unknown(self._reads_unsigned(node))
+        if kind == "index":
+            return indices.unknown(self._reads_unsigned(node))
+        if kind == "binop":
+            return self._binop_shape(node)
+        if kind == "unop":
+            op, operand = node.children
+            if str(op) == "-":
+                inner = self._shape(operand)
+                return indices.scale(inner, -1, inner.unsigned)
+            return indices.UNKNOWN
+        if kind == "call_expr":
+            return self._call_shape(node)
+        return indices.UNKNOWN
+
+    def _reads_unsigned(self, node) -> bool:
+        """Whether an expression reads a variable that holds only u32s (`keys[i]`)."""
+        while isinstance(node, Tree) and node.data in ("index", "member"):
+            node = node.children[0]
+        return (isinstance(node, Tree) and node.data == "ident_expr"
+                and str(node.children[0]) in self.module.unsigned_vars)
+
+    def _opaque_shape(self, val: Val, component: str | None = None, unsigned=False) -> indices.Shape:
+        """A value known only by where it comes from: a built-in input, uniform memory."""
+        if val.fields is not None:
+            return indices.UNKNOWN
+        if val.ref is not None:
+            loc = val.ref.loc
+            if loc is not None and loc.space == "uniform" and not val.ref.index_deps:
+                path = str(loc) + ("." + component if component else "")
+                return indices.symbol(("uniform", path) + val.ref.index_texts, unsigned)
+            return indices.unknown(unsigned)
+        direct = [s for s in val.deps if not s.indirect]
+        if len(direct) == 1 and len(val.deps) == 1 and direct[0].kind == "builtin":
+            return self._builtin_shape(direct[0].name, component)
+        return indices.UNKNOWN
+
+    def _binop_shape(self, node) -> indices.Shape:
+        a_node, op, b_node = node.children
+        op = str(op)
+        if op not in ("+", "-", "*", "&", "%", "/", ">>", "<<"):
+            return indices.UNKNOWN
+        a, b = self._shape(a_node), self._shape(b_node)
+        unsigned = a.unsigned or b.unsigned
+        c = b.lo if b.interval and b.lo == b.hi else None
+        if op in ("+", "-"):
+            return indices.add(a, b, 1 if op == "+" else -1)
+        if op == "*":
+            if c is not None:
+                return indices.scale(a, c, unsigned)
+            if a.interval and a.lo == a.hi:
+                return indices.scale(b, a.lo, unsigned)
+            if a.interval and b.interval and a.lo >= 0 and b.lo >= 0:
+                return indices.span(a.lo * b.lo, a.hi * b.hi, unsigned)
+            return indices.unknown(unsigned)
+        if op == "&":
+            if c is not None and c >= 0:
+                return indices.mask(a, c, unsigned)
+            if a.interval and a.lo == a.hi and a.lo >= 0:
+                return indices.mask(b, a.lo, unsigned)
+            return indices.unknown(unsigned)
+        if c is None or c < 0:
+            return indices.unknown(unsigned if op != ">>" and op != "<<" else a.unsigned)
+        if op == "%":
+            return indices.modulo(a, c, unsigned) if c > 0 else indices.UNKNOWN
+        if op == "/":
+            return indices.divide(a, c, unsigned) if c > 0 else indices.UNKNOWN
+        if op == ">>":
+            return indices.shift_right(a, c) if c < 32 else indices.unknown(a.unsigned)
+        return indices.scale(a, 1 << c, a.unsigned) if c < 32 else indices.unknown(a.unsigned)
+
+    def _call_shape(self, node) -> indices.Shape:
+        name = str(node.children[0])
+        arg_list = node.children[2].children[0]
+        args = [self._shape(a) for a in (arg_list.children if arg_list is not None else [])]
+        if name in ("atomicLoad", "atomicAdd", "atomicSub", "atomicMax", "atomicMin", "atomicOr",
+                    "atomicAnd", "atomicXor", "atomicExchange") and args:
+            pointer = (arg_list.children[0].children[1] if arg_list.children[0].data == "unop"
+                       else arg_list.children[0])
+            return indices.unknown(self._reads_unsigned(pointer))
+        if name in ("u32", "i32") and len(args) == 1:
+            a = args[0]
+            if name == "u32":
+                return indices.span(0, indices.U32_MAX, True) if a.known and a.lo < 0 else replace(a, unsigned=True)
+            return replace(a, unsigned=False)
+        if name in ("min", "max") and len(args) == 2:
+            a, b = args
+            if a.interval and b.interval:
+                pick = min if name == "min" else max
+                return indices.span(pick(a.lo, b.lo), pick(a.hi, b.hi), a.unsigned or b.unsigned)
+            return indices.hull(a, b)
+        if name == "clamp" and len(args) == 3:
+            x, lo, hi = args
+            if lo.interval and hi.interval and lo.lo <= hi.hi:
+                low = max(lo.lo, x.lo) if x.interval else lo.lo
+                high = min(hi.hi, x.hi) if x.interval else hi.hi
+                if low <= high:
+                    return indices.span(low, high, x.unsigned or lo.unsigned)
+            return indices.unknown(x.unsigned)
+        if name == "select" and len(args) == 3:
+            return indices.hull(args[0], args[1])
+        return indices.UNKNOWN
+
     def _source_text(self, node) -> str:
         meta = node.meta
         return self.text[meta.start_pos:meta.end_pos]
@@ -799,8 +1089,12 @@ class EntryWalker:
             return Val()
         args = [self._value(a, ctx) for a in arg_nodes]
         if name in self.module.functions:
+            args = [Val(v.deps, None, v.is_pointer, v.fields, self._shape(a)) if v.ref is None else v
+                    for v, a in zip(args, arg_nodes)]
             pointer_keys = frozenset(a.ref.local_key for a in args
                                      if a.is_pointer and a.ref.local_key is not None)
+            for k in pointer_keys:
+                self.current.pop(k, None)  # the callee may store through the pointer
             if pointer_keys:
                 for rec in self.loop_stack:
                     rec.pointer_calls.append((self._stmt_in(rec), pointer_keys))

@@ -112,6 +112,7 @@ def _skip_block_comment(text: str, pos: int, where, path) -> int:
 
 
 _NAGA_INT = re.compile(r"(?:0[xX][0-9a-fA-F]+|[0-9]+)(li|lu)\b")
+_DIGIT_SEPARATOR = re.compile(r"(?:0[xX][0-9a-fA-F]*|[0-9]+)_[0-9a-fA-F_]*[iuhf]?\b")
 _TEMPLATE = re.compile(r"\{\{|\{%|\$\{")
 _DIRECTIVE = re.compile(r"#\s*(\w+)")
 
@@ -121,6 +122,8 @@ def not_wgsl_reason(text: str, pos: int) -> str | None:
     if m := _NAGA_INT.match(text, pos):
         return (f"{m.group(0)!r}: the 64-bit literal suffix '{m.group(1)}' is a naga extension, "
                 "not WGSL")
+    if m := _DIGIT_SEPARATOR.match(text, pos):
+        return f"{m.group(0)!r}: digit separators ('_') are not WGSL (Rust and other languages allow them)"
     if _TEMPLATE.match(text, pos):
         return "template placeholder (not WGSL): check the shader the template renders"
     if m := _DIRECTIVE.match(text, pos):

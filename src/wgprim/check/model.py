@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from . import indices
+
 # Built-in inputs whose value differs between invocations of one workgroup.
 NONUNIFORM_BUILTINS = {
     "local_invocation_id", "local_invocation_index", "global_invocation_id",
@@ -176,24 +178,36 @@ class Ref:
     index_texts: tuple[str, ...] = ()
     const_index: tuple = ()  # each index's value when it is a constant expression, else None
     index_dep_list: tuple = ()  # what each index depends on
+    index_shapes: tuple = ()  # each index as an `indices.Shape`: its symbols and bounds
 
     def own_workgroup_index(self, other: "Ref") -> bool:
-        """Whether both references index by the same expression built from `workgroup_id`
-        at some position (`hist[wid.x][bin]` and `hist[wid.x][lid.x]`): both are in this
-        workgroup's own region of the buffer, which no other workgroup touches."""
-        for text_a, text_b, deps in zip(self.index_texts, other.index_texts, self.index_dep_list):
-            if text_a == text_b and any(s.kind == "builtin" and s.name == "workgroup_id"
-                                        and not s.indirect for s in deps):
-                return True
+        """Whether both references stay in this workgroup's own region of the buffer,
+        which no other workgroup touches: the same expression built from `workgroup_id` at
+        some position (`hist[wid.x][bin]` and `hist[wid.x][lid.x]`), or flat indices that
+        one workgroup_id term spreads apart (`hist[wid.x * 256u + (key & 255u)]` and
+        `hist[wid.x * 256u + lid.x]`)."""
+        shapes_a = self.index_shapes or (None,) * len(self.index_texts)
+        shapes_b = other.index_shapes or (None,) * len(other.index_texts)
+        for text_a, text_b, deps, a, b in zip(self.index_texts, other.index_texts, self.index_dep_list,
+                                               shapes_a, shapes_b):
+            if a is not None and b is not None and a.known and b.known:
+                if indices.apart_between_workgroups(a, b):
+                    return True
+            elif text_a == text_b and any(s.kind == "builtin" and s.name == "workgroup_id"
+                                          and not s.indirect for s in deps):
+                return True  # arithmetic not followed: trust one expression of workgroup_id
         return False
 
     def same_place(self, other: "Ref") -> bool:
         """Whether two references may reach the same word: overlapping variables, and no
-        index where both are constants that differ (`bump[0]` is not `bump[1]`)."""
+        index where both are constants that differ (`bump[0]` is not `bump[1]`) or ranges
+        of one buffer that never meet (`buf[ARGS + 0u]` and `buf[COUNTERS + (i % 16u)]`)."""
         if self.loc is None or other.loc is None or not self.loc.overlaps(other.loc):
             return False
-        return all(a is None or b is None or a == b
-                   for a, b in zip(self.const_index, other.const_index))
+        if not all(a is None or b is None or a == b
+                   for a, b in zip(self.const_index, other.const_index)):
+            return False
+        return not any(indices.apart(a, b) for a, b in zip(self.index_shapes, other.index_shapes))
 
 
 @dataclass
@@ -202,6 +216,7 @@ class Val:
     ref: Ref | None = None
     is_pointer: bool = False
     fields: dict | None = None  # struct of built-in inputs: member -> Val
+    shape: object = None  # for a `let`: its value as an `indices.Shape`, when followed
 
 
 @dataclass
@@ -254,6 +269,7 @@ class LoopReport:
 @dataclass
 class EntryAnalysis:
     entry: str
+    stage: str | None = "compute"  # the entry point's stage (None: a function nobody calls)
     accesses: list[Access] = field(default_factory=list)
     barriers: list[Barrier] = field(default_factory=list)
     spin_loops: list[LoopReport] = field(default_factory=list)

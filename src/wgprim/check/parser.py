@@ -69,6 +69,13 @@ def _to_lark_tokens(raw_tokens):
                     end_line=t.line, end_column=t.column + len(t.text), end_pos=t.end)
 
 
+def _old_spelling(tok, expected) -> str | None:
+    """A message for constructs of drafts of WGSL that the language has since dropped."""
+    if tok.value == "let" and "_FN" in expected:  # where a declaration starts
+        return "'let' at module scope is the spelling of early WGSL drafts (not WGSL today): write 'const'"
+    return None
+
+
 def parse(text: str, path: str | None = None) -> ParsedModule:
     import lark
 
@@ -83,7 +90,8 @@ def parse(text: str, path: str | None = None) -> ParsedModule:
             raise WgslSyntaxError("unexpected end of file" + _describe_expected(e.expected),
                                   line, col, path) from None
         offset = sum(len(l) for l in text.splitlines(keepends=True)[:tok.line - 1]) + tok.column - 1
-        message = not_wgsl_reason(text, offset) or (f"unexpected {tok.value!r}" + _describe_expected(e.expected))
+        message = not_wgsl_reason(text, offset) or _old_spelling(tok, e.expected) or (
+            f"unexpected {tok.value!r}" + _describe_expected(e.expected))
         raise WgslSyntaxError(message, tok.line, tok.column, path) from None
     except lark.exceptions.UnexpectedInput as e:  # pragma: no cover - lexing is ours
         raise WgslSyntaxError(str(e), getattr(e, "line", 1), getattr(e, "column", 1), path) from None

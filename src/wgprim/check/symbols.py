@@ -37,6 +37,7 @@ class FunctionInfo:
     node: Tree
     params: list[tuple[str, Tree | None, str | None]]  # (name, type node, builtin)
     is_compute: bool
+    stage: str | None = None  # compute, fragment or vertex for an entry point
 
 
 @dataclass
@@ -46,13 +47,17 @@ class ModuleInfo:
     const_values: dict[str, Tree] = field(default_factory=dict)  # const name -> initializer
     structs: dict[str, dict[str, str | None]] = field(default_factory=dict)  # member -> builtin
     functions: dict[str, FunctionInfo] = field(default_factory=dict)
+    # variables whose every scalar is a u32 (`array<atomic<u32>>`): what they hold is >= 0
+    unsigned_vars: set[str] = field(default_factory=set)
 
     @property
     def roots(self) -> list[str]:
-        """Compute entry points; in a module without any, every function nobody calls."""
+        """Compute entry points, and fragment entry points beside them (a spin lock per
+        pixel waits like one per workgroup); in a module without a compute entry point,
+        every function nobody calls."""
         entries = [f.name for f in self.functions.values() if f.is_compute]
         if entries:
-            return entries
+            return entries + [f.name for f in self.functions.values() if f.stage == "fragment"]
         called = set()
         for f in self.functions.values():
             for node in f.node.iter_subtrees():
@@ -92,6 +97,8 @@ def collect(tree: Tree) -> ModuleInfo:
         if node.data == "global_var":
             name, loc = _global_var(node)
             info.globals[name] = loc
+            if is_unsigned_type(node.children[2].children[1]):
+                info.unsigned_vars.add(name)
         elif node.data in ("const_decl", "override_decl"):
             typed = node.children[0] if node.data == "const_decl" else node.children[1]
             info.constants.add(str(typed.children[0]))
@@ -110,8 +117,9 @@ def collect(tree: Tree) -> ModuleInfo:
                 for p in params.children:
                     pattrs, pname, ptype = p.children
                     plist.append((str(pname), ptype, _builtin_of(pattrs)))
+            stages = [a for a in ("compute", "fragment", "vertex") if a in attributes(attrs)]
             info.functions[str(name)] = FunctionInfo(
-                str(name), node, plist, "compute" in attributes(attrs))
+                str(name), node, plist, "compute" in stages, stages[0] if stages else None)
     return info
 
 
@@ -120,3 +128,14 @@ def type_name(type_node: Tree | None) -> str | None:
         return None
     first = type_node.children[0]
     return str(first) if isinstance(first, Token) else None
+
+
+_UNSIGNED_TYPE_WORDS = {"u32", "array", "atomic", "vec2", "vec3", "vec4", "vec2u", "vec3u", "vec4u"}
+
+
+def is_unsigned_type(type_node) -> bool:
+    """Whether a declared type holds only u32 scalars (`u32`, `array<atomic<u32>, 4>`)."""
+    if not isinstance(type_node, Tree):
+        return False
+    words = {str(t) for t in type_node.scan_values(lambda v: isinstance(v, Token) and v.type != "INT")}
+    return words <= _UNSIGNED_TYPE_WORDS and bool(words & {"u32", "vec2u", "vec3u", "vec4u"})

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from ..findings import Finding
-from ..model import ACCUMULATING_RMW, EntryAnalysis, LoopReport, Site
+from ..model import (ACCUMULATING_RMW, NONUNIFORM_BUILTINS, WORKGROUP_IDENTITY_BUILTINS, EntryAnalysis,
+                     LoopReport, Site)
 
 COUNTING_RMW = ACCUMULATING_RMW | {"atomicExchange", "atomicCompareExchangeWeak"}
 
@@ -28,9 +29,14 @@ def arrival_counter(entry: EntryAnalysis, loop: LoopReport):
     """The counting read-modify-write (add, sub, ...), before the loop and outside it, on
     what the loop waits for: the loop is then waiting for every workgroup to arrive (a
     hand-made global barrier). An exchange is not an arrival: an exchange before or after
-    a loop is a lock being taken or released, and the loop is a spin-wait."""
+    a loop is a lock being taken or released, and the loop is a spin-wait. Nor is a count
+    in workgroup memory: the invocations of one workgroup arrive there, not workgroups.
+    Nor is an add into a word chosen by something each workgroup has of its own (its id,
+    a tile it claimed): that publishes a value into its slot (a look-back's aggregate);
+    every workgroup arrives at the same counter."""
     for access in entry.accesses:
         if (access.kind == "rmw" and access.op in ACCUMULATING_RMW and loop.key not in access.loops
+                and access.loc.space == "storage" and not _own_slot(access.ref)
                 and access.seq < loop.seq_start
                 and any(_waited_at(entry, src, access) for src in loop.waited)):
             return access
@@ -40,3 +46,11 @@ def arrival_counter(entry: EntryAnalysis, loop: LoopReport):
 def _waited_at(entry: EntryAnalysis, src, access) -> bool:
     ref = entry.load_refs.get(src)
     return ref.same_place(access.ref) if ref is not None else src.loc.overlaps(access.loc)
+
+
+def _own_slot(ref) -> bool:
+    """Whether an index depends on what differs between workgroups: an id, or a value read
+    from memory that other workgroups write (a claimed tile)."""
+    return any(s.kind == "builtin" and (s.name in WORKGROUP_IDENTITY_BUILTINS or s.name in NONUNIFORM_BUILTINS)
+               or (s.kind == "load" and s.loc is not None and s.loc.writable_storage)
+               for s in ref.index_deps if not s.indirect)

@@ -21,8 +21,9 @@ A lock (taken with a spin loop, inline or in a helper function such as `lock()`)
 the data the same way: the ordinary read inside the critical section is reported once; the
 release that follows is part of the same problem and is not reported again. An entry point
 written for a one-invocation dispatch (workgroup size 1, no address built from an id, no
-waiting loop) reads back its own writes in program order and is not flagged. Nor is a
-guard on a word this dispatch never sets (or sets only in bits the guard masks out): a
+waiting loop) reads back its own writes in program order and is not flagged, nor is a
+slot claimed with `atomicAdd` (a work queue) read and written at the index it returned:
+the claimer owns it. Nor is a guard on a word this dispatch never sets (or sets only in bits the guard masks out): a
 failure bit that earlier dispatches wrote, checked before starting, publishes nothing.
 
 **Why it is wrong.** Atomics are indivisible, not ordering: that invocation A set the flag
@@ -51,17 +52,33 @@ if (atomicLoad(&ready[j]) == 1u) {
 def _flag_guards(entry, read, masks):
     """The atomic reads guarding `read` that can be flags of this dispatch: another word,
     which this dispatch sets (in the bits the guard looks at). A word only earlier
-    dispatches wrote, such as a failure bit checked before starting, publishes nothing."""
+    dispatches wrote, such as a failure bit checked before starting, publishes nothing;
+    nor does a counter whose returned value is the read's own index (a slot claimed
+    with atomicAdd belongs to the claimer)."""
     flags = []
+    claimed = {s.direct() for s in read.ref.index_deps
+               if s.rmw in ("atomicAdd", "atomicSub") and not s.indirect}
     for g in read.guards:
         if g.loc is None or g.loc.space != "storage" or g.loc.overlaps(read.loc):
             continue
+        if g.direct() in claimed:
+            continue  # a slot claimed with atomicAdd, read at its own index: owned, not published
         ref = entry.load_refs.get(g)
         if any(w.atomic and w.kind in ("write", "rmw")
                and (w.ref.same_place(ref) if ref is not None else w.loc.overlaps(g.loc))
                and touches(w, masks.get(g)) for w in entry.accesses):
             flags.append(g)
     return flags
+
+
+def _claims(deps) -> set:
+    return {s.direct() for s in deps if s.rmw in ("atomicAdd", "atomicSub") and not s.indirect}
+
+
+def _same_claim(a, b) -> bool:
+    """Whether two references index, at some position, by the same slot claimed with
+    atomicAdd: that slot belongs to whoever claimed it, so neither is another's data."""
+    return any(_claims(x) & _claims(y) for x, y in zip(a.index_dep_list, b.index_dep_list))
 
 
 def check(entries):
@@ -73,11 +90,13 @@ def check(entries):
                         if a.kind == "write" and not a.atomic and a.loc.writable_storage]
         masks = {a.source: a.mask for a in entry.accesses if a.source is not None and a.mask is not None}
         consumers = []
+        read_seq = {a.source: a.seq for a in entry.accesses if a.source is not None}
         for read in entry.accesses:
             if read.kind != "read" or read.atomic or not read.loc.writable_storage:
                 continue
             flags = _flag_guards(entry, read, masks)
-            written = [w for w in plain_writes if w.ref.same_place(read.ref)]
+            written = [w for w in plain_writes
+                       if w.ref.same_place(read.ref) and not _same_claim(w.ref, read.ref)]
             if not flags or not written:
                 continue
             consumers.append((read, flags))
@@ -94,13 +113,17 @@ def check(entries):
                 continue
             if not flag_write.loc.writable_storage:
                 continue
-            # a consumer that reads before this atomic is a critical section released by
-            # it (a lock): that is one problem, reported at the guarded read
+            # a consumer that reads before this atomic, or whose flag was read before it,
+            # is a critical section released by it (a lock): that is one problem, reported
+            # at the guarded read
             published = [
                 w for w in plain_writes
                 if w.seq < flag_write.seq and not w.loc.overlaps(flag_write.loc)
                 and any(r.seq > flag_write.seq and r.ref.same_place(w.ref)
-                        and any(f.loc.overlaps(flag_write.loc) for f in flags)
+                        and not _same_claim(r.ref, w.ref)
+                        and any(f.loc.overlaps(flag_write.loc)
+                                and read_seq.get(f, flag_write.seq) >= flag_write.seq
+                                for f in flags)
                         for r, flags in consumers)]
             if published:
                 yield finding(

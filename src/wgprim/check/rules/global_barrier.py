@@ -20,7 +20,9 @@ DOC = """\
 - An atomic arrival counter waited on: every workgroup increments a counter (`atomicAdd`,
   `atomicSub`, ...) before the loop, then loops until it reaches the number of workgroups.
   The loop is reported here and not as a `spin-wait`. An exchange before a loop is not an
-  arrival (it is a lock taken or released), so that loop is a `spin-wait`.
+  arrival (it is a lock taken or released), nor is an add into a slot chosen by the
+  workgroup's id or by a tile it claimed (a look-back publishing its aggregate), nor a
+  count in workgroup memory: those loops are `spin-wait`s.
 
 **Why it is wrong.** `storageBarrier()` orders the calling workgroup's own storage accesses;
 `workgroupBarrier()` synchronizes the invocations of one workgroup. Neither waits for any

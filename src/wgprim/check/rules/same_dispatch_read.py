@@ -18,9 +18,12 @@ Not flagged: using the value *returned* by `atomicAdd` (an append-buffer reserva
 invocation gets its own slot), workgroup-memory atomics (the workgroup's own barrier makes
 them final), the load at the top of a compare-exchange loop, loads whose value is never
 used, `atomicAdd(&x, 0u)` (a read, not an accumulation), another constant index of the same
-array (`bump[1]` while `bump[0]` is added to), this workgroup's own region of a buffer
-(`hist[wid.x][lid.x]` after `atomicAdd(&hist[wid.x][bin], 1u)`: the same index built from
-`workgroup_id` in both), and bits masked out of a flag word that this
+array (`bump[1]` while `bump[0]` is added to), another region of one flat buffer
+(`ctl[ARGS + 1u]` while `ctl[COUNTERS + gid.x % 16u]` is added to: the ranges never
+meet), this workgroup's own region of a buffer (`hist[wid.x][lid.x]` after
+`atomicAdd(&hist[wid.x][bin], 1u)`, or flat: `hist[wid.x * 64u + lid.x]` after
+`atomicAdd(&hist[wid.x * 64u + (key & 63u)], 1u)` in a workgroup of 64), and bits masked
+out of a flag word that this
 dispatch only ORs other bits into (`atomicLoad(&failed) & EARLIER_STAGES` while the stage
 does `atomicOr(&failed, THIS_STAGE)`, directly or through a `let`).
 

@@ -34,7 +34,10 @@ invocation — in practice another workgroup — changes that memory. In detail:
 - State machines (`while (true) { switch pc { ... } }`) wait when some state stays put
   (`pc = 0u`) until a load says otherwise.
 - In a loop whose exit is uniform, a branch on the invocation's index (`if (lid.x == 0u)`)
-  counts for the whole workgroup: invocation 0's spin budget bounds everyone's loop.
+  counts for the whole workgroup: invocation 0's spin budget bounds everyone's loop. An
+  exit on a lock word in workgroup memory that every invocation reads after the loop's
+  barrier counts as uniform here (it is the same for all), even when it is read directly
+  rather than with `workgroupUniformLoad` (which `nonuniform-barrier` then asks for).
 - A loop with a workgroup barrier inside does not spin on workgroup memory: the invocations
   it waits for reach the same barrier.
 
@@ -75,7 +78,10 @@ def check(entries):
             if arrival_counter(entry, loop) is not None:
                 continue  # a hand-made global barrier: reported by global-barrier
             waited = loop.waited[0]
-            if waited.loc.space == "workgroup":
+            if entry.stage in ("fragment", "vertex"):
+                who = ("another invocation of the draw changes it, and invocations are not "
+                       "guaranteed to make progress while one of them spins")
+            elif waited.loc.space == "workgroup":
                 who = ("another invocation of the workgroup changes it, and invocations are "
                        "not guaranteed to make progress while one of them spins")
             else:
