@@ -8,10 +8,16 @@ x[offsets[s]:offsets[s + 1]]; empty segments are allowed; elements outside every
 - segment_sort: segments are bucketed by size, as CUB's segmented sort does. Up to TILE
   keys, a workgroup sorts TILE / P segments of at most P keys (P the bucket's power of
   two) in workgroup memory with a stable bitonic network (kernels/segmented_sort.wgsl),
-  one dispatch per bucket. When a segment is longer, the region is sorted by two stable
-  radix sorts: argsort of the keys, then argsort of the segment each sorted key belongs
-  to (which keeps the key order inside a segment): the "segment id in the high bits"
-  key of a 64-bit sort, in two 32-bit passes.
+  one dispatch per bucket. Longer segments take an LSD radix sort with segment-major
+  digit offsets, as CUB's segmented radix sort (RadixSorter.record_segments in
+  ops/radix_sort.py): every segment gets tiles of its own, the per-tile digit counts are
+  laid out [segment][digit][tile of the segment], and the flat sort's exclusive scan of
+  them keeps each segment's keys inside it: all segments sorted in the passes of one
+  flat sort. Beyond its limits (keys or counts past one binding) the long segments'
+  region is sorted by two stable radix sorts instead (sort_long): argsort of the keys,
+  then argsort of the segment each sorted key belongs to (which keeps the key order
+  inside a segment): the "segment id in the high bits" key of a 64-bit sort, in two
+  32-bit passes.
 Batched sorts (sort(x, axis=-1) of an (m, k) array) are segment sorts of equal rows.
 """
 from __future__ import annotations
