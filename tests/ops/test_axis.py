@@ -186,3 +186,23 @@ def test_sort_along_any_axis(shape, rng):
         np.testing.assert_array_equal(wgprim.argsort(x, axis=ax).numpy(), order)
         k, v = wgprim.sort_pairs(x, vals, axis=ax)
         np.testing.assert_array_equal(v.numpy(), np.take_along_axis(vals, order, ax))
+
+
+@pytest.mark.parametrize("shape,axis", [((2, 9000), -1), ((5000, 3), 0), ((2, 4097, 2), 1), ((3, 100_003), 1)],
+                         ids=str)
+def test_sort_long_lines_along_an_axis(shape, axis, rng):
+    """Lines longer than one workgroup's tile (the segmented radix sort), along the last
+    axis and moved there from another: keys, argsort, pairs, descending, NaN and ties."""
+    x = (rng.standard_normal(shape) * 100).astype(np.float32)
+    x.flat[::11] = np.nan
+    x.flat[3::17] = -0.0
+    x.flat[5::7] = 1.5
+    vals = np.arange(x.size, dtype=np.int32).reshape(shape)
+    order = np.argsort(x, axis=axis, kind="stable")
+    np.testing.assert_array_equal(wgprim.sort(x, axis=axis).numpy(), np.take_along_axis(x, order, axis))
+    np.testing.assert_array_equal(wgprim.argsort(x, axis=axis).numpy(), order)
+    k, v = wgprim.sort_pairs(x, vals, axis=axis)
+    np.testing.assert_array_equal(v.numpy(), np.take_along_axis(vals, order, axis))
+    flipped = np.flip(x, axis)  # descending: largest (NaN) first, ties in input order
+    desc = x.shape[axis] - 1 - np.flip(np.argsort(flipped, axis=axis, kind="stable"), axis)
+    np.testing.assert_array_equal(wgprim.argsort(x, axis=axis, descending=True).numpy(), desc)

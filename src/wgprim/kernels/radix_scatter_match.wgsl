@@ -131,7 +131,7 @@ fn load_val_item(j: u32) {
   let p = tile_position(j);
   var v = 0u;
   if ((params.flags & INDEX_VALUES) != 0u) {
-    v = params.first + m_base + p;
+    v = params.first + m_base + p - index_origin;
   } else if (p < m_valid) {
     v = vals_in[m_base + p];
   }
@@ -483,4 +483,35 @@ fn radix_scatter_match_pairs(inv: MatchInvocation) {
 @compute @workgroup_size(WG)
 fn radix_subgroup_count(@builtin(num_subgroups) nsg: u32) {
   atomicMax(&key_bits[0], nsg);
+}
+
+// Segmented passes (radix_sort.wgsl, segment_tile): the same ranking on tile `group` of a
+// segment, its digit offsets from the segment-major scan.
+@compute @workgroup_size(WG)
+fn radix_scatter_match_segments_keys(inv: MatchInvocation) {
+  let group = group_index(inv.wid, inv.nwg);
+  if (group >= params.groups) {
+    return;
+  }
+  let tile = segment_tile(group);
+  let offset = segment_offset(tile, inv.index);
+  match_context(inv.index, inv.sid, inv.lane, inv.size, tile.base, tile.valid);
+  match_rank_local(inv.sid, inv.lane, inv.size, inv.nsg);
+  match_scatter_keys(inv.index, offset);
+}
+
+@compute @workgroup_size(WG)
+fn radix_scatter_match_segments_pairs(inv: MatchInvocation) {
+  let group = group_index(inv.wid, inv.nwg);
+  if (group >= params.groups) {
+    return;
+  }
+  let tile = segment_tile(group);
+  let offset = segment_offset(tile, inv.index);
+  index_origin = tile.start;
+  match_context(inv.index, inv.sid, inv.lane, inv.size, tile.base, tile.valid);
+  for_load_val();
+  match_rank_local(inv.sid, inv.lane, inv.size, inv.nsg);
+  match_scatter_keys(inv.index, offset);
+  match_scatter_vals();
 }

@@ -53,6 +53,11 @@ struct Params {
   digit: u32,       // which digit (0..3) this pass sorts by: its row of the global bins
   fault: u32,       // tests: tiles t with t % fault == fault - 1 never publish (0: all do)
   hist_tiles: u32,  // tiles per workgroup of the upfront histogram
+  // Segmented passes only (radix_count_segments, radix_scatter_*segments*); zero elsewhere.
+  seg_length: u32,  // equal rows of this length (0: the tiles are listed in seg_table)
+  pad0: u32,
+  pad1: u32,
+  pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -65,6 +70,9 @@ struct Params {
 @group(0) @binding(7) var<storage, read_write> key_bits: array<atomic<u32>, 2>;
 @group(0) @binding(8) var<storage, read_write> keys_out_hi: array<u32>;
 @group(0) @binding(9) var<storage, read_write> vals_out_hi: array<u32>;
+// Segmented passes over CSR segments: one entry per tile (segment start, segment length,
+// the segment's first tile, output shift); see segment_tile.
+@group(0) @binding(13) var<storage, read> seg_table: array<vec4<u32>>;
 
 fn store_key(pos: u32, key: u32) {
   if (pos < params.window_base) {
@@ -89,6 +97,9 @@ fn store_val(pos: u32, v: u32) {
     vals_out_hi[r - params.split] = v;
   }
 }
+
+// Segmented passes: INDEX_VALUES numbers keys from their segment's start (0 elsewhere).
+var<private> index_origin: u32;
 
 fn group_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
@@ -282,7 +293,7 @@ fn load_tile_vals(t: u32, base: u32, valid: u32) {
     let i = k * WG + t;
     var v = 0u;
     if ((params.flags & INDEX_VALUES) != 0u) {
-      v = params.first + base + i;
+      v = params.first + base + i - index_origin;
     } else if (i < valid) {
       v = vals_in[base + i];
     }
@@ -460,4 +471,111 @@ fn radix_scatter_pairs(inv: Invocation) {
   split_rank(inv, valid, true);
   split_scatter_keys(inv.index, scan_offset(inv.index, group), valid);
   write_vals(inv.index, valid);
+}
+
+// ---- segmented passes: every segment sorted on its own, in the same passes -------------
+// LSD radix sort with segment-major digit offsets (as CUB's segmented radix sort): every
+// segment has ceil(length / TILE) tiles of its own (its last one partial), so no tile
+// straddles two segments. The counts are laid out [segment][digit][tile of the segment]:
+// the same exclusive scan over them then gives offsets that keep every segment's keys
+// inside the segment (segments follow each other in the scan), stably ordered by the digit.
+// Tile g's segment comes from arithmetic for equal rows (params.seg_length) or from
+// seg_table[g] = (start, length, first tile, shift) for CSR segments, where shift moves the
+// scan's packed positions to the segment's place (segments not sorted here are skipped).
+struct SegmentTile {
+  start: u32,   // the segment's first key
+  base: u32,    // the tile's first key
+  valid: u32,   // keys in the tile
+  column: u32,  // counts/offsets index of digit 0: digit d at column + d * stride
+  stride: u32,  // tiles of the segment
+  shift: u32,   // added to the scan's offsets
+}
+
+fn segment_tile(group: u32) -> SegmentTile {
+  var start = 0u;
+  var length = 0u;
+  var first = 0u;
+  var shift = 0u;
+  if (params.seg_length != 0u) {
+    let per_row = (params.seg_length + TILE - 1u) / TILE;
+    let row = group / per_row;
+    start = row * params.seg_length;
+    length = params.seg_length;
+    first = row * per_row;
+  } else {
+    let e = seg_table[group];
+    start = e.x;
+    length = e.y;
+    first = e.z;
+    shift = e.w;
+  }
+  let j = group - first;
+  var tile: SegmentTile;
+  tile.start = start;
+  tile.base = start + j * TILE;
+  tile.valid = min(TILE, length - j * TILE);
+  tile.column = first * RADIX + j;
+  tile.stride = (length + TILE - 1u) / TILE;
+  tile.shift = shift;
+  return tile;
+}
+
+// Where the tile's keys with digit t go (invocations t >= RADIX have no digit).
+fn segment_offset(tile: SegmentTile, t: u32) -> u32 {
+  if (t >= RADIX) {
+    return 0u;
+  }
+  return offsets[tile.column + t * tile.stride] + tile.shift;
+}
+
+@compute @workgroup_size(WG)
+fn radix_count_segments(@builtin(workgroup_id) wid: vec3<u32>,
+                        @builtin(num_workgroups) nwg: vec3<u32>,
+                        @builtin(local_invocation_index) t: u32) {
+  let group = group_index(wid, nwg);
+  if (group >= params.groups) {
+    return;
+  }
+  let tile = segment_tile(group);
+  for (var d = t; d < RADIX; d += WG) {
+    atomicStore(&histogram[d], 0u);
+  }
+  workgroupBarrier();
+  for (var k = 0u; k < ITEMS; k++) {
+    let i = k * WG + t;
+    if (i < tile.valid) {
+      atomicAdd(&histogram[digit_of(load_key(tile.base + i))], 1u);
+    }
+  }
+  workgroupBarrier();
+  for (var d = t; d < RADIX; d += WG) {
+    counts[tile.column + d * tile.stride] = atomicLoad(&histogram[d]);
+  }
+}
+
+@compute @workgroup_size(WG)
+fn radix_scatter_segments_keys(inv: Invocation) {
+  let group = group_index(inv.wid, inv.nwg);
+  if (group >= params.groups) {
+    return;
+  }
+  let tile = segment_tile(group);
+  load_tile_keys(inv.index, tile.base, tile.valid);
+  split_rank(inv, tile.valid, false);
+  split_scatter_keys(inv.index, segment_offset(tile, inv.index), tile.valid);
+}
+
+@compute @workgroup_size(WG)
+fn radix_scatter_segments_pairs(inv: Invocation) {
+  let group = group_index(inv.wid, inv.nwg);
+  if (group >= params.groups) {
+    return;
+  }
+  let tile = segment_tile(group);
+  index_origin = tile.start;
+  load_tile_keys(inv.index, tile.base, tile.valid);
+  load_tile_vals(inv.index, tile.base, tile.valid);
+  split_rank(inv, tile.valid, true);
+  split_scatter_keys(inv.index, segment_offset(tile, inv.index), tile.valid);
+  write_vals(inv.index, tile.valid);
 }

@@ -86,7 +86,7 @@ HIST_TILES = 16
 # Each one-sweep workgroup takes the next tile from a counter (tiles in the order the
 # workgroups start, so a tile's predecessors have started) rather than its workgroup id.
 ONESWEEP_CLAIM = True
-PARAMS_WORDS = 16
+PARAMS_WORDS = 20  # the Params uniform of kernels/radix_sort.wgsl
 
 KIND = {np.dtype(np.uint32): 0, np.dtype(np.int32): 1, np.dtype(np.float32): 2}
 DESCENDING = 4
@@ -223,16 +223,22 @@ class RadixSorter:
             entries = {"radix_probe_init": "radix_probe_init", "radix_probe": "radix_probe", "radix_count": "radix_count",
                        "radix_transpose_offsets": "radix_transpose_offsets",
                        "radix_scatter_keys": "radix_scatter_match_keys",
-                       "radix_scatter_pairs": "radix_scatter_match_pairs"}
+                       "radix_scatter_pairs": "radix_scatter_match_pairs",
+                       "radix_count_segments": "radix_count_segments",
+                       "radix_scatter_segments_keys": "radix_scatter_match_segments_keys",
+                       "radix_scatter_segments_pairs": "radix_scatter_match_segments_pairs"}
         else:
             # Two 4-bit splits per digit (kernels/radix_sort.wgsl).
             self.items = items_per_invocation(device)
             pre = preamble(device, self.items)
             files = "radix_sort"
             entries = {e: e for e in ("radix_probe_init", "radix_probe", "radix_count", "radix_transpose_offsets",
-                                      "radix_scatter_keys", "radix_scatter_pairs")}
+                                      "radix_scatter_keys", "radix_scatter_pairs", "radix_count_segments",
+                                      "radix_scatter_segments_keys", "radix_scatter_segments_pairs")}
         self.tile = (MATCH_WG if self.match else WG) * self.items
-        self.pipes = {name: get_pipeline(device, files, pre, entry) for name, entry in entries.items()}
+        self._files, self._pre, self._entries = files, pre, entries
+        self.pipes = {name: get_pipeline(device, files, pre, entry) for name, entry in entries.items()
+                      if "segments" not in name}  # the segmented ones on first use
         self.scan = ScanRecorder(device, np.dtype(np.uint32), "sum")
         self._onesweep_files = (files if isinstance(files, tuple) else (files,)) + (
             ("radix_onesweep", "radix_onesweep_match") if self.match else ("radix_onesweep",))
@@ -243,6 +249,11 @@ class RadixSorter:
             "pairs": "radix_onesweep_match_pairs" if self.match else "radix_onesweep_pairs"}
         self._onesweep_pre = pre
         self._onesweep_pipes: dict | None = None
+
+    def pipe(self, name: str):
+        if name not in self.pipes:
+            self.pipes[name] = get_pipeline(self.device, self._files, self._pre, self._entries[name])
+        return self.pipes[name]
 
     @staticmethod
     def _params(p: Program, *values: int):
@@ -442,4 +453,72 @@ class RadixSorter:
             p.dispatch("radix scatter", pipes["pairs" if pairs else "keys"], bindings, tiles)
             if pairs:
                 src_v = val_bufs[dst]
+            src_k = key_bufs[dst]
+
+    # -- segmented ----------------------------------------------------------------------
+    def segment_tiles(self, lengths: np.ndarray) -> int:
+        """Tiles of the segmented sort of segments of these lengths (each its own)."""
+        return int((-(-np.asarray(lengths, np.int64) // self.tile)).sum())
+
+    def fits_segments(self, end: int, tiles: int) -> bool:
+        """Whether record_segments() applies: keys up to `end` in one binding, the counts of
+        `tiles` tiles in one binding (no chunking in the segmented passes)."""
+        return (0 < end and 4 * end <= self.device.max_binding_bytes and end < 2**32
+                and 4 * RADIX * tiles <= self.device.max_binding_bytes)
+
+    def segment_table(self, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Per tile (segment start, segment length, the segment's first tile, shift) for
+        segments sorted by record_segments (their order: starts increasing, disjoint;
+        lengths > 0). shift moves a segment from its place in the scan (the segments before
+        it packed) to its place in the keys."""
+        starts = np.asarray(starts, np.int64)
+        lengths = np.asarray(lengths, np.int64)
+        per = -(-lengths // self.tile)
+        first = np.concatenate(([0], np.cumsum(per)[:-1]))
+        packed = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        rows = np.stack([starts, lengths, first, starts - packed], axis=1)
+        return np.repeat(rows, per, axis=0).astype(np.uint32)
+
+    def record_segments(self, p: Program, keys_in: Array, keys_out: Array, vals_in: Array | None = None,
+                        vals_out: Array | None = None, index_values: bool = False,
+                        digits: tuple[int, ...] = ALL_DIGITS, length: int = 0, table: Array | None = None,
+                        tiles: int = 0) -> None:
+        """Add the passes sorting every segment of keys_in on its own into keys_out (values
+        along, as record()): equal rows of `length` covering all keys, or the `tiles` tiles
+        listed in `table` (segment_table(), uploaded). Keys outside the segments are not
+        written. With index_values a value is the key's index inside its segment.
+
+        LSD radix sort with segment-major digit offsets (as CUB's segmented radix sort): the
+        multi-pass schedule with counts laid out [segment][digit][tile of the segment], so
+        that the one exclusive scan keeps each segment's keys inside it
+        (kernels/radix_sort.wgsl, segment_tile)."""
+        n = keys_in.size
+        if length:
+            tiles = (n // length) * -(-length // self.tile)
+        if n == 0 or tiles == 0:
+            return
+        digits = tuple(sorted(digits)) or (0,)
+        pairs = vals_out is not None
+        counts = Array(p.temp(4 * RADIX * tiles), np.dtype(np.uint32), (RADIX * tiles,), self.device)
+        offsets = Array(p.temp(4 * RADIX * tiles), np.dtype(np.uint32), (RADIX * tiles,), self.device)
+        key_bufs = [keys_out.buffer, p.temp(4 * n)]
+        val_bufs = [vals_out.buffer, p.temp(4 * n)] if pairs else []
+        src_k = keys_in.buffer
+        src_v = vals_in.buffer if (pairs and not index_values) else keys_in.buffer  # unused for indices
+        seg_table = table.buffer if table is not None else p.temp(16)
+        unused = p.temp(16)  # the scatter's high output window (the output fits one binding)
+        for _, d, dst, flags in _passes(digits, pairs, index_values):
+            params = self._params(p, n, tiles, tiles, DIGIT_BITS * d, flags, self.mode, 0, 0, 0xFFFFFFFF, 0,
+                                  0, 0, 0, 0, 0, 0, length)
+            p.dispatch("radix count", self.pipe("radix_count_segments"),
+                       {0: params, 1: src_k, 2: counts.buffer, 13: seg_table}, tiles)
+            with p.scope("radix scan"):
+                self.scan.record(p, counts, offsets, exclusive=True)
+            bindings = {0: params, 1: src_k, 3: offsets.buffer, 4: key_bufs[dst], 8: unused, 13: seg_table}
+            if pairs:
+                bindings.update({5: src_v, 6: val_bufs[dst], 9: unused})
+                p.dispatch("radix scatter", self.pipe("radix_scatter_segments_pairs"), bindings, tiles)
+                src_v = val_bufs[dst]
+            else:
+                p.dispatch("radix scatter", self.pipe("radix_scatter_segments_keys"), bindings, tiles)
             src_k = key_bufs[dst]

@@ -8,10 +8,16 @@ x[offsets[s]:offsets[s + 1]]; empty segments are allowed; elements outside every
 - segment_sort: segments are bucketed by size, as CUB's segmented sort does. Up to TILE
   keys, a workgroup sorts TILE / P segments of at most P keys (P the bucket's power of
   two) in workgroup memory with a stable bitonic network (kernels/segmented_sort.wgsl),
-  one dispatch per bucket. When a segment is longer, the region is sorted by two stable
-  radix sorts: argsort of the keys, then argsort of the segment each sorted key belongs
-  to (which keeps the key order inside a segment): the "segment id in the high bits"
-  key of a 64-bit sort, in two 32-bit passes.
+  one dispatch per bucket. Longer segments take an LSD radix sort with segment-major
+  digit offsets, as CUB's segmented radix sort (RadixSorter.record_segments in
+  ops/radix_sort.py): every segment gets tiles of its own, the per-tile digit counts are
+  laid out [segment][digit][tile of the segment], and the flat sort's exclusive scan of
+  them keeps each segment's keys inside it: all segments sorted in the passes of one
+  flat sort. Beyond its limits (keys or counts past one binding) the long segments'
+  region is sorted by two stable radix sorts instead (sort_long): argsort of the keys,
+  then argsort of the segment each sorted key belongs to (which keeps the key order
+  inside a segment): the "segment id in the high bits" key of a 64-bit sort, in two
+  32-bit passes.
 Batched sorts (sort(x, axis=-1) of an (m, k) array) are segment sorts of equal rows.
 """
 from __future__ import annotations
@@ -167,6 +173,37 @@ class SegmentSorter:
             5: keys_out.buffer, 6: vals_out.buffer if vals_out is not None else p.temp(16),
         }, groups)
 
+    def sort_radix_segments(self, keys: Array, values, keys_out: Array, vals_out, length: int = 0,
+                            starts: np.ndarray | None = None, lengths: np.ndarray | None = None) -> bool:
+        """Sort equal rows of `length` (all of keys), or the segments (starts, lengths), by
+        the segmented LSD radix sort (ops/radix_sort.py, RadixSorter.record_segments): the
+        passes of one flat sort, each segment in tiles of its own. False (nothing done)
+        where it does not apply: keys or counts beyond one binding."""
+        from wgprim.ops.radix_sort import ALL_DIGITS
+        from wgprim.ops.sort import _radix
+
+        dev = self.device
+        radix = _radix(dev, self.dt, self.descending)
+        if length:
+            tiles = (keys.size // length) * -(-length // radix.tile)
+            end = keys.size
+        else:
+            tiles = radix.segment_tiles(lengths)
+            end = int(starts[-1]) + int(lengths[-1])
+        if not radix.fits_segments(end, tiles):
+            return False
+        digits = radix.probe(keys) if keys.size > radix.tile else ALL_DIGITS
+        table = None
+        if not length:
+            table = _upload_u32(dev, radix.segment_table(starts, lengths).ravel())
+        program = Program(dev, label="segmented radix sort")
+        index_values = self.value_mode == VALUES_POSITION
+        radix.record_segments(program, keys, keys_out, values if self.value_mode == VALUES_GATHER else None,
+                              vals_out, index_values=index_values, digits=digits, length=length, table=table,
+                              tiles=tiles)
+        program.run()
+        return True
+
     def sort_long(self, region: Array, vals_region, keys_out: Array, vals_out, rel_offsets: np.ndarray | None,
                   length: int = 0) -> None:
         """Sort the segments of `region` (offsets relative to it, or rows of `length`)
@@ -218,7 +255,8 @@ def sort_rows(keys: Array, length: int, descending: bool, value_mode: int, value
         return keys_out, vals_out
     if keep:
         raise AssertionError("keep needs rows that fit one workgroup")
-    sorter.sort_long(keys, values, keys_out, vals_out, None, length=length)
+    if not sorter.sort_radix_segments(keys, values, keys_out, vals_out, length=length):
+        sorter.sort_long(keys, values, keys_out, vals_out, None, length=length)
     return keys_out, vals_out
 
 
@@ -248,15 +286,21 @@ def segment_sort(keys, offsets, values=None, descending: bool = False):
         return result
     _check_binding(k)
     sorter = SegmentSorter(k, descending, VALUES_GATHER if v is not None else VALUES_NONE)
-    if lengths.max() > sorter.tile:
-        _sort_region(sorter, k, v, keys_out, vals_out, offs)
-        return result
+    long = lengths > sorter.tile
+    if np.any(long):
+        # Long segments: the segmented radix sort (short ones below, into the same output),
+        # else (beyond its limits) two radix argsorts of the whole region.
+        if not sorter.sort_radix_segments(k, v, keys_out, vals_out, starts=offs[:-1][long],
+                                          lengths=lengths[long]):
+            _sort_region(sorter, k, v, keys_out, vals_out, offs)
+            return result
     program = Program(dev, label="segment sort")
     offs_gpu = _upload_u32(dev, offs)
     lists = []  # the bucket lists stay alive until the program has run
+    short = (lengths > 0) & ~long
     buckets = np.maximum(0, np.ceil(np.log2(np.maximum(lengths, 1)))).astype(np.int64)
-    for b in np.unique(buckets[lengths > 0]):
-        segs = np.nonzero((buckets == b) & (lengths > 0))[0].astype(np.uint32)
+    for b in np.unique(buckets[short]):
+        segs = np.nonzero((buckets == b) & short)[0].astype(np.uint32)
         seg_list = _upload_u32(dev, segs)
         lists.append(seg_list)
         sorter.record_small(program, segs.size, 1 << int(b), keys_out, v, vals_out,
