@@ -8,7 +8,6 @@ returns the (small) result.
 from __future__ import annotations
 
 import functools
-import inspect
 import threading
 
 import numpy as np
@@ -102,29 +101,20 @@ def _keepdims_shape(shape, axes) -> tuple[int, ...]:
     return tuple(1 if a in axes else s for a, s in enumerate(shape))
 
 
-# When wgprim's reductions take `axis=` themselves, `reduce_along` hands the work to them.
-_NATIVE_AXIS = "axis" in inspect.signature(wgprim.reduce).parameters
-
-
 def reduce_along(x: np.ndarray, op, axes: tuple[int, ...]) -> np.ndarray:
-    """wgprim.reduce(x, op) along `axes` with keepdims=True (numpy in, numpy out).
-
-    The whole chunk is one wgprim call when `axes` are all of them; otherwise one call
-    per output element, batched into one submit (a chunk with many short rows is slow
-    this way: prefer chunks whose reduced axes are long)."""
+    """wgprim.reduce(x, op) along `axes` with keepdims=True (numpy in, numpy out): one
+    wgprim call, with its own axis= for one axis; several axes are moved last and
+    flattened on the host first."""
     out_shape = _keepdims_shape(x.shape, axes)
     result_dt = operators.result_dtype(op, x.dtype)
     if 0 in out_shape:
         return np.empty(out_shape, result_dt)
     if len(axes) == x.ndim:
         return np.asarray(wgprim.reduce(upload(x), op).numpy()).reshape(out_shape)
-    if _NATIVE_AXIS:
-        axis = axes[0] if len(axes) == 1 else axes
-        return np.asarray(wgprim.reduce(upload(x), op, axis=axis).numpy()).reshape(out_shape)
+    if len(axes) == 1:
+        return np.asarray(wgprim.reduce(upload(x), op, axis=axes[0], keepdims=True).numpy())
     rows, kept_shape = _rows(x, axes)
-    with wgprim.batch():
-        parts = [wgprim.reduce(row, op) for row in rows]
-    flat = np.array([p.numpy() for p in parts], dtype=result_dt)
+    flat = np.asarray(wgprim.reduce(upload(rows), op, axis=1).numpy())
     # rows are in the kept axes' order; put the reduced (size-1) axes back
     return flat.reshape(kept_shape + (1,) * len(axes)).transpose(_inverse_order(x.ndim, axes)).reshape(out_shape)
 
@@ -134,14 +124,7 @@ def scan_along(x: np.ndarray, op, axis: int) -> np.ndarray:
     """Inclusive wgprim.scan(x, op) along one axis (numpy in, numpy out, x's shape)."""
     if x.size == 0:
         return np.empty(x.shape, x.dtype)
-    if x.ndim == 1:
-        return wgprim.scan(upload(x), op).numpy()
-    rows, _ = _rows(x, (axis,))
-    with wgprim.batch():
-        parts = [wgprim.scan(row, op) for row in rows]
-    out = np.stack([p.numpy() for p in parts])
-    moved_shape = tuple(s for a, s in enumerate(x.shape) if a != axis) + (x.shape[axis],)
-    return np.moveaxis(out.reshape(moved_shape), -1, axis)
+    return wgprim.scan(upload(x), op, axis=axis if x.ndim > 1 else None).numpy()
 
 
 def _inverse_order(ndim: int, axes: tuple[int, ...]) -> list[int]:
