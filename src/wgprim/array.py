@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from wgprim import transfer
 from wgprim.device import Device, check_current, get_device
 
 SUPPORTED_DTYPES = (np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.bool_))
@@ -87,8 +88,8 @@ class Array:
         flush_batch(self.device)
         if self.size == 0:
             return np.zeros(self.shape, self.dtype)
-        raw = self.device.device.queue.read_buffer(self.buffer, 0, buffer_size_for(self.nbytes))
-        return np.frombuffer(raw, dtype=self.dtype, count=self.size).reshape(self.shape).copy()
+        raw = transfer.read(self.device, self.buffer, 0, buffer_size_for(self.nbytes))
+        return raw[: self.nbytes].view(self.dtype).reshape(self.shape)
 
     def item(self):
         """The single element as a Python scalar."""
@@ -203,5 +204,5 @@ def asarray(x, dtype=None, device: Device | None = None) -> Array:
         pad = (-data.size) % 4  # queue writes must be a multiple of 4 bytes
         if pad:
             data = np.concatenate([data, np.zeros(pad, np.uint8)])
-        out.device.device.queue.write_buffer(out.buffer, 0, data)
+        transfer.write(out.device, out.buffer, 0, data)
     return out

@@ -25,6 +25,7 @@ from typing import Protocol
 import numpy as np
 
 from wgprim.device import Device, check_current, get_device
+from wgprim import transfer
 from wgprim.errors import explain_gpu_error
 
 KERNEL_DIR = Path(__file__).parent / "kernels"
@@ -260,7 +261,7 @@ class Program:
         any step of this Program runs, and before the steps of programs still queued in a
         batch (queue writes precede later submits)."""
         try:
-            self.device.device.queue.write_buffer(buffer, int(offset), np.ascontiguousarray(data))
+            transfer.write(self.device, buffer, int(offset), data)
         except Exception as error:
             raise explain_gpu_error(error, f"writing a buffer for {self.label or 'a program'}") from error
 
@@ -273,10 +274,10 @@ class Program:
         if not alone:
             flush_batch(self.device)
         try:
-            raw = self.device.device.queue.read_buffer(buffer, int(offset), int(nbytes))
+            raw = transfer.read(self.device, buffer, int(offset), int(nbytes))
         except Exception as error:
             raise explain_gpu_error(error, f"reading a buffer for {self.label or 'a program'}") from error
-        return np.frombuffer(raw, dtype)
+        return raw.view(dtype)
 
     def _hold(self, nbytes: int, usage):
         buffer = self.pool.take(nbytes, usage)

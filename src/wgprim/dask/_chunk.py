@@ -13,6 +13,7 @@ import threading
 import numpy as np
 
 import wgprim
+from wgprim import transfer
 from wgprim.array import check_dtype
 from wgprim.ops import operators
 
@@ -55,7 +56,7 @@ def upload(x: np.ndarray) -> "wgprim.Array":
         kept.clear()  # one kept buffer per process: chunks of one array share a size
         kept[key] = wgprim.empty((x.size,), x.dtype, device)
     arr = kept[key]
-    device.device.queue.write_buffer(arr.buffer, 0, x.reshape(-1).view(np.uint8))
+    transfer.write(device, arr.buffer, 0, x)
     return arr.reshape(x.shape)
 
 

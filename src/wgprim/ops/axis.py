@@ -233,7 +233,7 @@ def _upload_temp(p: Program, values: np.ndarray):
     """A temporary u32 buffer of the Program holding `values` (written before it runs)."""
     data = np.ascontiguousarray(values, dtype=np.uint32)
     buffer = p.temp(data.nbytes)
-    p.device.device.queue.write_buffer(buffer, 0, data)
+    p.write(buffer, data)
     return buffer
 
 
