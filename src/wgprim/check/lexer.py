@@ -61,7 +61,7 @@ class Comment:
     text: str
 
 
-@dataclass
+@dataclass(slots=True)
 class RawToken:
     type: str
     text: str
@@ -133,25 +133,31 @@ def not_wgsl_reason(text: str, pos: int) -> str | None:
 
 
 def tokenize(text: str, path: str | None = None) -> tuple[list[RawToken], list[Comment]]:
-    where = _Position(text)
+    where = _Position(text)  # for errors; tokens count lines as they go
     tokens: list[RawToken] = []
     comments: list[Comment] = []
     pos = 0
+    line, line_start = 1, 0  # the current line and the offset where it starts
+    match = _TOKEN_RE.match
     while pos < len(text):
-        m = _TOKEN_RE.match(text, pos)
+        m = match(text, pos)
         if m is None:
             line, col = where(pos)
             raise WgslSyntaxError(not_wgsl_reason(text, pos) or f"unexpected character {text[pos]!r}",
                                   line, col, path)
         kind = m.lastgroup
-        if kind == "block_comment":
-            end = _skip_block_comment(text, pos, where, path)
-            comments.append(Comment(where(pos)[0], text[pos:end]))
-            pos = end
-            continue
-        if kind == "line_comment":
-            comments.append(Comment(where(pos)[0], m.group()))
-        elif kind != "ws":
+        end = m.end()
+        if kind == "ws" or kind == "block_comment":
+            if kind == "block_comment":
+                end = _skip_block_comment(text, pos, where, path)
+                comments.append(Comment(line, text[pos:end]))
+            newlines = text.count("\n", pos, end)
+            if newlines:
+                line += newlines
+                line_start = text.rindex("\n", pos, end) + 1
+        elif kind == "line_comment":
+            comments.append(Comment(line, m.group()))
+        else:
             word = m.group()
             if kind == "ident":
                 ttype = KEYWORDS.get(word, "UNDERSCORE" if word == "_" else "IDENT")
@@ -162,8 +168,8 @@ def tokenize(text: str, path: str | None = None) -> tuple[list[RawToken], list[C
                 ttype = PUNCTUATION[word]
             else:
                 ttype = kind
-            tokens.append(RawToken(ttype, word, pos, *where(pos)))
-        pos = m.end()
+            tokens.append(RawToken(ttype, word, pos, line, pos - line_start + 1))
+        pos = end
     return tokens, comments
 
 
