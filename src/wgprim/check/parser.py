@@ -69,14 +69,20 @@ def _grammar() -> str:
     return resources.files(__package__).joinpath("wgsl.lark").read_text(encoding="utf-8")
 
 
+# How the lark parser is built; part of the cache key, with the grammar and the versions.
+_OPTIONS = dict(parser="lalr", lexer=_TokenList, maybe_placeholders=True)
+
+
 def _cache_file(grammar: str) -> Path:
-    key = hashlib.sha256(f"{grammar}\0{lark.__version__}\0{sys.version_info[:2]}".encode()).hexdigest()[:20]
+    options = sorted((k, getattr(v, "__qualname__", v)) for k, v in _OPTIONS.items())
+    key = f"{grammar}\0{options}\0{lark.__version__}\0{sys.version_info[:2]}"
+    key = hashlib.sha256(key.encode()).hexdigest()[:20]
     base = os.environ.get("XDG_CACHE_HOME") or os.environ.get("LOCALAPPDATA") or Path.home() / ".cache"
     return Path(base) / "wgprim" / f"wgsl-lalr-{key}.pickle"
 
 
 def _build(grammar: str):
-    return lark.Lark(grammar, parser="lalr", lexer=_TokenList, maybe_placeholders=True)
+    return lark.Lark(grammar, **_OPTIONS)
 
 
 def _load_or_build():
@@ -110,9 +116,12 @@ def _load_or_build():
 
 @functools.lru_cache(maxsize=1)
 def _tables():
-    """(actions per state, start state, end state). An action is (True, next state) for a
-    shift, or (False, (size, nonterminal, callback)) for a reduce."""
-    parser = _load_or_build()
+    return _compile(_load_or_build())
+
+
+def _compile(parser):
+    """(actions per state, start state, end state) of a lark LALR parser. An action is
+    (True, next state) for a shift, or (False, (size, nonterminal, callback)) for a reduce."""
     table = parser.parser.parser._parse_table
     callbacks = parser._callbacks
     reduces = {}
