@@ -166,13 +166,23 @@ def _run(tokens: list) -> Tree:
                 span_stack.append((token, token))
                 break
             size, origin, callback = arg
-            if size:
-                children = value_stack[-size:]
+            if size == 1:
+                child = value_stack[-1]
+                value = callback([child])
+                if value is child:  # `?rule` passing its one child through: nothing to add
+                    goto = states[state_stack[-2]][origin][1]
+                    state_stack[-1] = goto
+                    if token is end and goto == end_state:
+                        return value
+                    continue
+                spans = span_stack[-1:]
+                del state_stack[-1], value_stack[-1], span_stack[-1]
+            elif size:
+                value = callback(value_stack[-size:])
                 spans = span_stack[-size:]
                 del state_stack[-size:], value_stack[-size:], span_stack[-size:]
             else:
-                children, spans = [], ()
-            value = callback(children)
+                value, spans = callback([]), ()
             if type(value) is Tree:
                 first = last = None
                 for s in spans:
@@ -191,7 +201,7 @@ def _run(tokens: list) -> Tree:
                         meta.empty = False
             else:  # a token passed through: lark gives it its own position
                 span = (value, value)
-            _, goto = states[state_stack[-1]][origin]
+            goto = states[state_stack[-1]][origin][1]
             state_stack.append(goto)
             value_stack.append(value)
             span_stack.append(span)
