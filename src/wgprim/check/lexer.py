@@ -48,11 +48,13 @@ _HEX_FLOAT = (
 _INT = r"(?:0[xX][0-9a-fA-F]+[iu]?|0[iu]?|[1-9][0-9]*[iu]?)"
 _PUNCT = "|".join(re.escape(p) for p in sorted(PUNCTUATION, key=len, reverse=True))
 
+# One match per token: the whitespace before it, then the token (or the end of the text).
 _TOKEN_RE = re.compile(
-    rf"(?P<ws>\s+)|(?P<line_comment>//[^\n]*)|(?P<block_comment>/\*)"
+    rf"\s*(?:(?P<line_comment>//[^\n]*)|(?P<block_comment>/\*)"
     rf"|(?P<FLOAT>{_HEX_FLOAT}|{_DEC_FLOAT})(?![\w.])|(?P<INT>{_INT})(?![\w.])"
-    rf"|(?P<ident>[^\W\d]\w*)|(?P<punct>{_PUNCT})"
+    rf"|(?P<ident>[^\W\d]\w*)|(?P<punct>{_PUNCT})|(?P<end>\Z))"
 )
+_WHITESPACE = re.compile(r"\s*")
 
 
 @dataclass
@@ -139,38 +141,45 @@ def tokenize(text: str, path: str | None = None) -> tuple[list[RawToken], list[C
     pos = 0
     line, line_start = 1, 0  # the current line and the offset where it starts
     match = _TOKEN_RE.match
-    while pos < len(text):
+    while True:
         m = match(text, pos)
         if m is None:
+            pos = _WHITESPACE.match(text, pos).end()
             line, col = where(pos)
             raise WgslSyntaxError(not_wgsl_reason(text, pos) or f"unexpected character {text[pos]!r}",
                                   line, col, path)
         kind = m.lastgroup
-        end = m.end()
-        if kind == "ws" or kind == "block_comment":
-            if kind == "block_comment":
-                end = _skip_block_comment(text, pos, where, path)
-                comments.append(Comment(line, text[pos:end]))
-            newlines = text.count("\n", pos, end)
+        start = m.start(kind)
+        if start > pos:  # whitespace first
+            newlines = text.count("\n", pos, start)
             if newlines:
                 line += newlines
-                line_start = text.rindex("\n", pos, end) + 1
+                line_start = text.rindex("\n", pos, start) + 1
+        if kind == "end":
+            return tokens, comments
+        end = m.end()
+        if kind == "block_comment":
+            end = _skip_block_comment(text, start, where, path)
+            comments.append(Comment(line, text[start:end]))
+            newlines = text.count("\n", start, end)
+            if newlines:
+                line += newlines
+                line_start = text.rindex("\n", start, end) + 1
         elif kind == "line_comment":
-            comments.append(Comment(line, m.group()))
+            comments.append(Comment(line, m.group(kind)))
         else:
-            word = m.group()
+            word = m.group(kind)
             if kind == "ident":
                 ttype = KEYWORDS.get(word, "UNDERSCORE" if word == "_" else "IDENT")
                 if word.startswith("__"):
-                    line, col = where(pos)
+                    line, col = where(start)
                     raise WgslSyntaxError(f"identifier {word!r} may not start with '__'", line, col, path)
             elif kind == "punct":
                 ttype = PUNCTUATION[word]
             else:
                 ttype = kind
-            tokens.append(RawToken(ttype, word, pos, line, pos - line_start + 1))
+            tokens.append(RawToken(ttype, word, start, line, start - line_start + 1))
         pos = end
-    return tokens, comments
 
 
 def discover_template_lists(tokens: list[RawToken]) -> None:
