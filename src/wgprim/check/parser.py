@@ -5,8 +5,9 @@
 inline suppressions. This module imports lark; `wgprim.check` imports it on first use, so
 that importing wgprim.check does not need lark.
 
-Speed: the LALR tables come from lark (built once, then cached on disk), but the parse loop
-is ours. It is lark's `ParserState.feed_token` plus the positions that lark's
+Speed: the LALR tables come from lark, built once and then cached on disk (under
+$XDG_CACHE_HOME/wgprim or ~/.cache/wgprim; a cache that cannot be read or written is
+skipped), but the parse loop is ours. It is lark's `ParserState.feed_token` plus the positions that lark's
 `propagate_positions=True` would give (a node spans the tokens its rule consumed, the ones
 the grammar filters out included), kept on a stack beside the values instead of through a
 wrapper around every rule callback.
@@ -16,7 +17,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import pickle
 import sys
 import tempfile
 from dataclasses import dataclass
