@@ -2,20 +2,10 @@
 
 Workgroups cannot synchronize with each other; the only global sync is the end of a
 dispatch. Every primitive here is a chain of dispatches (see "The rule" in the README and docs/design.md).
-"""
-from wgprim.array import Array, asarray, empty
-from wgprim.device import get_device, list_adapters, use_adapter, use_device
-from wgprim.errors import NoAdapterError, WgprimError
-from wgprim.ops.operators import Monoid
-from wgprim.ops.reduce import ReducePlan, argmax, argmin, max, min, prod, reduce, sum
-from wgprim.ops.scan import ScanPlan, cumsum, scan
-from wgprim.ops.sort import SortPlan, argsort, sort, sort_pairs
-from wgprim.ops.histogram import bincount, histogram
-from wgprim.ops.select import compact, nonzero, run_length_encode, unique
-from wgprim.program import batch
-from wgprim.ops.segmented import segment_reduce, segment_scan, segment_sort
-from wgprim.ops.topk import topk
 
+The public names are imported on first use (any attribute of the package), all at once,
+so that `wgprim check` and `wgprim simulate` start without loading numpy or wgpu.
+"""
 __version__ = "0.1.0"
 
 __all__ = [
@@ -27,3 +17,42 @@ __all__ = [
     "histogram", "bincount", "compact", "nonzero", "unique", "run_length_encode",
     "segment_reduce", "segment_scan", "segment_sort", "topk",
 ]
+
+_loading = False
+
+
+def _import_all() -> None:
+    global _loading
+    _loading = True
+    try:
+        from wgprim.array import Array, asarray, empty
+        from wgprim.device import get_device, list_adapters, use_adapter, use_device
+        from wgprim.errors import NoAdapterError, WgprimError
+        from wgprim.ops.operators import Monoid
+        from wgprim.ops.reduce import ReducePlan, argmax, argmin, max, min, prod, reduce, sum
+        from wgprim.ops.scan import ScanPlan, cumsum, scan
+        from wgprim.ops.sort import SortPlan, argsort, sort, sort_pairs
+        from wgprim.ops.histogram import bincount, histogram
+        from wgprim.ops.select import compact, nonzero, run_length_encode, unique
+        from wgprim.program import batch
+        from wgprim.ops.segmented import segment_reduce, segment_scan, segment_sort
+        from wgprim.ops.topk import topk
+    finally:
+        _loading = False
+    globals().update({name: value for name, value in locals().items() if name in __all__})
+
+
+def __getattr__(name: str):
+    # While the names are being imported, a missing one is missing (as in any partly
+    # initialized module): that lets `from wgprim import submodule` find the submodule.
+    if _loading or name.startswith("__"):
+        raise AttributeError(f"module 'wgprim' has no attribute {name!r}")
+    _import_all()
+    try:
+        return globals()[name]
+    except KeyError:
+        raise AttributeError(f"module 'wgprim' has no attribute {name!r}") from None
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -48,7 +48,7 @@ def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, dict]:
 
 
 def _version() -> str:
-    from wgprim import __version__  # numpy only: no GPU is touched
+    from wgprim import __version__  # imports no numpy and touches no GPU
 
     return __version__
 

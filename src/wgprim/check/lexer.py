@@ -48,11 +48,13 @@ _HEX_FLOAT = (
 _INT = r"(?:0[xX][0-9a-fA-F]+[iu]?|0[iu]?|[1-9][0-9]*[iu]?)"
 _PUNCT = "|".join(re.escape(p) for p in sorted(PUNCTUATION, key=len, reverse=True))
 
+# One match per token: the whitespace before it, then the token (or the end of the text).
 _TOKEN_RE = re.compile(
-    rf"(?P<ws>\s+)|(?P<line_comment>//[^\n]*)|(?P<block_comment>/\*)"
+    rf"\s*(?:(?P<line_comment>//[^\n]*)|(?P<block_comment>/\*)"
     rf"|(?P<FLOAT>{_HEX_FLOAT}|{_DEC_FLOAT})(?![\w.])|(?P<INT>{_INT})(?![\w.])"
-    rf"|(?P<ident>[^\W\d]\w*)|(?P<punct>{_PUNCT})"
+    rf"|(?P<ident>[^\W\d]\w*)|(?P<punct>{_PUNCT})|(?P<end>\Z))"
 )
+_WHITESPACE = re.compile(r"\s*")
 
 
 @dataclass
@@ -61,7 +63,7 @@ class Comment:
     text: str
 
 
-@dataclass
+@dataclass(slots=True)
 class RawToken:
     type: str
     text: str
@@ -133,38 +135,51 @@ def not_wgsl_reason(text: str, pos: int) -> str | None:
 
 
 def tokenize(text: str, path: str | None = None) -> tuple[list[RawToken], list[Comment]]:
-    where = _Position(text)
+    where = _Position(text)  # for errors; tokens count lines as they go
     tokens: list[RawToken] = []
     comments: list[Comment] = []
     pos = 0
-    while pos < len(text):
-        m = _TOKEN_RE.match(text, pos)
+    line, line_start = 1, 0  # the current line and the offset where it starts
+    match = _TOKEN_RE.match
+    while True:
+        m = match(text, pos)
         if m is None:
+            pos = _WHITESPACE.match(text, pos).end()
             line, col = where(pos)
             raise WgslSyntaxError(not_wgsl_reason(text, pos) or f"unexpected character {text[pos]!r}",
                                   line, col, path)
         kind = m.lastgroup
+        start = m.start(kind)
+        if start > pos:  # whitespace first
+            newlines = text.count("\n", pos, start)
+            if newlines:
+                line += newlines
+                line_start = text.rindex("\n", pos, start) + 1
+        if kind == "end":
+            return tokens, comments
+        end = m.end()
         if kind == "block_comment":
-            end = _skip_block_comment(text, pos, where, path)
-            comments.append(Comment(where(pos)[0], text[pos:end]))
-            pos = end
-            continue
-        if kind == "line_comment":
-            comments.append(Comment(where(pos)[0], m.group()))
-        elif kind != "ws":
-            word = m.group()
+            end = _skip_block_comment(text, start, where, path)
+            comments.append(Comment(line, text[start:end]))
+            newlines = text.count("\n", start, end)
+            if newlines:
+                line += newlines
+                line_start = text.rindex("\n", start, end) + 1
+        elif kind == "line_comment":
+            comments.append(Comment(line, m.group(kind)))
+        else:
+            word = m.group(kind)
             if kind == "ident":
                 ttype = KEYWORDS.get(word, "UNDERSCORE" if word == "_" else "IDENT")
                 if word.startswith("__"):
-                    line, col = where(pos)
+                    line, col = where(start)
                     raise WgslSyntaxError(f"identifier {word!r} may not start with '__'", line, col, path)
             elif kind == "punct":
                 ttype = PUNCTUATION[word]
             else:
                 ttype = kind
-            tokens.append(RawToken(ttype, word, pos, *where(pos)))
-        pos = m.end()
-    return tokens, comments
+            tokens.append(RawToken(ttype, word, start, line, start - line_start + 1))
+        pos = end
 
 
 def discover_template_lists(tokens: list[RawToken]) -> None:

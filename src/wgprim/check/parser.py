@@ -2,14 +2,31 @@
 
 `parse(text, path)` returns a `ParsedModule`: the tree (every node has `meta.line`,
 `meta.column`, `meta.end_line`, `meta.end_column`) plus the comments, which carry the
-inline suppressions. lark is imported here, lazily, so that importing wgprim.check does
-not need it.
+inline suppressions. This module imports lark; `wgprim.check` imports it on first use, so
+that importing wgprim.check does not need lark.
+
+Speed: the LALR tables come from lark, built once and then cached on disk (under
+$XDG_CACHE_HOME/wgprim or ~/.cache/wgprim; a cache that cannot be read or written is
+skipped), but the parse loop is ours. It is lark's `ParserState.feed_token` plus the positions that lark's
+`propagate_positions=True` would give (a node spans the tokens its rule consumed, the ones
+the grammar filters out included), kept on a stack beside the values instead of through a
+wrapper around every rule callback.
 """
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
+import sys
+import tempfile
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
+
+import lark
+from lark import Token, Tree
+from lark.lexer import Lexer
+from lark.parsers.lalr_analysis import Shift
 
 from .errors import WgslSyntaxError
 from .lexer import KEYWORDS, PUNCTUATION, Comment, not_wgsl_reason, lex
@@ -23,25 +40,174 @@ class ParsedModule:
     path: str | None
 
 
+class WgslToken(Token):
+    """A lark Token that compares as its text.
+
+    lark's `Token.__eq__` also compares the types of two tokens; in a WGSL tree the text of
+    a kept token determines its type, so plain string equality (in C) gives the same answers.
+    """
+
+    __slots__ = ()
+    __eq__ = str.__eq__
+    __ne__ = str.__ne__
+    __hash__ = str.__hash__
+
+
+class _TokenList(Lexer):
+    """Stands in for a lexer: wgprim.check.lexer produces the tokens, our loop feeds them."""
+
+    __future_interface__ = 2
+
+    def __init__(self, lexer_conf):
+        pass
+
+    def lex(self, lexer_state, parser_state):
+        return iter(lexer_state.text)
+
+
+def _grammar() -> str:
+    return resources.files(__package__).joinpath("wgsl.lark").read_text(encoding="utf-8")
+
+
+# How the lark parser is built; part of the cache key, with the grammar and the versions.
+_OPTIONS = dict(parser="lalr", lexer=_TokenList, maybe_placeholders=True)
+
+
+def _cache_file(grammar: str) -> Path:
+    options = sorted((k, getattr(v, "__qualname__", v)) for k, v in _OPTIONS.items())
+    key = f"{grammar}\0{options}\0{lark.__version__}\0{sys.version_info[:2]}"
+    key = hashlib.sha256(key.encode()).hexdigest()[:20]
+    base = os.environ.get("XDG_CACHE_HOME") or os.environ.get("LOCALAPPDATA") or Path.home() / ".cache"
+    return Path(base) / "wgprim" / f"wgsl-lalr-{key}.pickle"
+
+
+def _build(grammar: str):
+    return lark.Lark(grammar, **_OPTIONS)
+
+
+def _load_or_build():
+    """The lark parser, from the cache when it can be read, else built (and cached when the
+    cache can be written: atomically, so concurrent runs never see half a file)."""
+    grammar = _grammar()
+    try:
+        path = _cache_file(grammar)
+    except (OSError, RuntimeError):  # no home directory
+        return _build(grammar)
+    try:
+        with open(path, "rb") as f:
+            return lark.Lark.load(f)
+    except Exception:  # missing, unreadable, stale or corrupt: build it
+        pass
+    parser = _build(grammar)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                parser.save(f)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except Exception:  # read-only or full: run without the cache
+        pass
+    return parser
+
+
 @functools.lru_cache(maxsize=1)
-def _parser():
-    import lark
-    from lark.lexer import Lexer
+def _tables():
+    return _compile(_load_or_build())
 
-    class _TokenList(Lexer):
-        """Hands lark the tokens that wgprim.check.lexer already produced."""
 
-        __future_interface__ = 2
+def _compile(parser):
+    """(actions per state, start state, end state) of a lark LALR parser. An action is
+    (True, next state) for a shift, or (False, (size, nonterminal, callback)) for a reduce."""
+    table = parser.parser.parser._parse_table
+    callbacks = parser._callbacks
+    reduces = {}
+    states = {}
+    for state, actions in table.states.items():
+        row = {}
+        for symbol, (action, arg) in actions.items():
+            if action is Shift:
+                row[symbol] = (True, arg)
+            else:
+                if arg not in reduces:
+                    reduces[arg] = (len(arg.expansion), arg.origin.name, callbacks[arg])
+                row[symbol] = (False, reduces[arg])
+        states[state] = row
+    return states, table.start_states["start"], table.end_states["start"]
 
-        def __init__(self, lexer_conf):
-            pass
 
-        def lex(self, lexer_state, parser_state):
-            return iter(lexer_state.text)
+class _Unexpected(Exception):
+    def __init__(self, token, expected):
+        self.token, self.expected = token, expected
 
-    grammar = resources.files(__package__).joinpath("wgsl.lark").read_text(encoding="utf-8")
-    return lark.Lark(grammar, parser="lalr", lexer=_TokenList, propagate_positions=True,
-                     maybe_placeholders=True)
+
+def _run(tokens: list) -> Tree:
+    """The LALR(1) loop over `tokens`, ending with $END; returns the tree."""
+    states, start_state, end_state = _tables()
+    state_stack = [start_state]
+    value_stack: list = []
+    # (first token, last token) that each stack value spans, or None when it spans none.
+    span_stack: list = []
+    end = WgslToken("$END", "")
+    for token in (*tokens, end):
+        ttype = token.type
+        while True:
+            try:
+                shift, arg = states[state_stack[-1]][ttype]
+            except KeyError:
+                expected = {s for s in states[state_stack[-1]] if s.isupper()}
+                raise _Unexpected(token, expected) from None
+            if shift:
+                state_stack.append(arg)
+                value_stack.append(token)
+                span_stack.append((token, token))
+                break
+            size, origin, callback = arg
+            if size == 1:
+                child = value_stack[-1]
+                value = callback([child])
+                if value is child:  # `?rule` passing its one child through: nothing to add
+                    goto = states[state_stack[-2]][origin][1]
+                    state_stack[-1] = goto
+                    if token is end and goto == end_state:
+                        return value
+                    continue
+                spans = span_stack[-1:]
+                del state_stack[-1], value_stack[-1], span_stack[-1]
+            elif size:
+                value = callback(value_stack[-size:])
+                spans = span_stack[-size:]
+                del state_stack[-size:], value_stack[-size:], span_stack[-size:]
+            else:
+                value, spans = callback([]), ()
+            if type(value) is Tree:
+                first = last = None
+                for s in spans:
+                    if s is not None:
+                        if first is None:
+                            first = s[0]
+                        last = s[1]
+                if first is None:
+                    span = None
+                else:
+                    span = (first, last)
+                    meta = value.meta
+                    if meta.empty:  # else a child passed through (`?rule`) keeps its own
+                        meta.line, meta.column, meta.start_pos = first.line, first.column, first.start_pos
+                        meta.end_line, meta.end_column, meta.end_pos = last.end_line, last.end_column, last.end_pos
+                        meta.empty = False
+            else:  # a token passed through: lark gives it its own position
+                span = (value, value)
+            goto = states[state_stack[-1]][origin][1]
+            state_stack.append(goto)
+            value_stack.append(value)
+            span_stack.append(span)
+            if token is end and goto == end_state:
+                return value
+    raise AssertionError("unreachable: $END reduces to the start symbol")
 
 
 # How terminals are named in error messages.
@@ -61,12 +227,18 @@ def _describe_expected(expected) -> str:
     return ", expected " + (names[0] if len(names) == 1 else "one of " + ", ".join(names))
 
 
-def _to_lark_tokens(raw_tokens):
-    from lark import Token
-
+def _to_lark_tokens(raw_tokens) -> list:
+    new = str.__new__
+    tokens = []
     for t in raw_tokens:
-        yield Token(t.type, t.text, start_pos=t.pos, line=t.line, column=t.column,
-                    end_line=t.line, end_column=t.column + len(t.text), end_pos=t.end)
+        text, column = t.text, t.column
+        tok = new(WgslToken, text)
+        tok.type, tok.value = t.type, text
+        tok.start_pos, tok.end_pos = t.pos, t.pos + len(text)
+        tok.line = tok.end_line = t.line
+        tok.column, tok.end_column = column, column + len(text)
+        tokens.append(tok)
+    return tokens
 
 
 def _old_spelling(tok, expected) -> str | None:
@@ -77,12 +249,10 @@ def _old_spelling(tok, expected) -> str | None:
 
 
 def parse(text: str, path: str | None = None) -> ParsedModule:
-    import lark
-
     raw_tokens, comments = lex(text, path)
     try:
-        tree = _parser().parse(list(_to_lark_tokens(raw_tokens)))
-    except lark.exceptions.UnexpectedToken as e:
+        tree = _run(_to_lark_tokens(raw_tokens))
+    except _Unexpected as e:
         tok = e.token
         if tok.type == "$END":
             last = raw_tokens[-1] if raw_tokens else None
@@ -93,6 +263,4 @@ def parse(text: str, path: str | None = None) -> ParsedModule:
         message = not_wgsl_reason(text, offset) or _old_spelling(tok, e.expected) or (
             f"unexpected {tok.value!r}" + _describe_expected(e.expected))
         raise WgslSyntaxError(message, tok.line, tok.column, path) from None
-    except lark.exceptions.UnexpectedInput as e:  # pragma: no cover - lexing is ours
-        raise WgslSyntaxError(str(e), getattr(e, "line", 1), getattr(e, "column", 1), path) from None
     return ParsedModule(tree, comments, text, path)
