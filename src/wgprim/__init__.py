@@ -18,12 +18,15 @@ __all__ = [
     "segment_reduce", "segment_scan", "segment_sort", "topk",
 ]
 
-_loading = False
+import threading as _threading
+
+_import_lock = _threading.RLock()
+_loading_thread = None  # the thread importing the names, while it does
 
 
 def _import_all() -> None:
-    global _loading
-    _loading = True
+    global _loading_thread
+    _loading_thread = _threading.get_ident()
     try:
         from wgprim.array import Array, asarray, empty
         from wgprim.device import get_device, list_adapters, use_adapter, use_device
@@ -38,16 +41,19 @@ def _import_all() -> None:
         from wgprim.ops.segmented import segment_reduce, segment_scan, segment_sort
         from wgprim.ops.topk import topk
     finally:
-        _loading = False
+        _loading_thread = None
     globals().update({name: value for name, value in locals().items() if name in __all__})
 
 
 def __getattr__(name: str):
-    # While the names are being imported, a missing one is missing (as in any partly
-    # initialized module): that lets `from wgprim import submodule` find the submodule.
-    if _loading or name.startswith("__"):
+    # While the names are being imported, a missing one is missing to the importing thread
+    # (as in any partly initialized module): that lets `from wgprim import submodule` find
+    # the submodule. Other threads wait for the import to finish.
+    if name.startswith("__") or _loading_thread == _threading.get_ident():
         raise AttributeError(f"module 'wgprim' has no attribute {name!r}")
-    _import_all()
+    with _import_lock:
+        if name not in globals():
+            _import_all()
     try:
         return globals()[name]
     except KeyError:

@@ -121,3 +121,28 @@ def test_parser_cache_is_written_once_and_optional(tmp_path, monkeypatch):
     blocked.write_text("")  # a cache "directory" that is a file: nothing can be written
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
     assert same_trees(parser._load_or_build())
+
+
+def test_first_use_from_many_threads_at_once():
+    """Threads touching the package's names for the first time together all get them
+    (the lazy import is guarded): in a fresh interpreter."""
+    import subprocess
+    import sys
+
+    code = (
+        "import threading, wgprim\n"
+        "names = ['sum', 'asarray', 'sort', 'Array', 'cumsum', 'topk', 'histogram', 'batch'] * 4\n"
+        "errors = []\n"
+        "barrier = threading.Barrier(len(names))\n"
+        "def touch(n):\n"
+        "    barrier.wait()\n"
+        "    try:\n"
+        "        getattr(wgprim, n)\n"
+        "    except Exception as e:\n"
+        "        errors.append(repr(e))\n"
+        "ts = [threading.Thread(target=touch, args=(n,)) for n in names]\n"
+        "[t.start() for t in ts]; [t.join() for t in ts]\n"
+        "assert not errors, errors\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
