@@ -184,7 +184,21 @@ def _moves(op: str | None) -> bool:
     progress: an add or a store is (the loop changes what it then reads: a work queue, a
     flag it resets each round); an exchange, a compare-exchange, `atomicOr(&l, 1u)` or
     `atomicMax` of a constant writes the same thing every time: that is how a lock spins."""
-    return op in (None, "atomicStore", "atomicAdd", "atomicSub")
+    return op in (None, "atomicStore", "atomicAdd", "atomicSub", _LOCK_FREE)
+
+
+# a compare-exchange expecting exactly the value just read from its word: it fails only when
+# another invocation changed the word in between (someone else progressed), so a way around
+# a loop through it is a lock-free retry (a stack pop, a float add), not a wait
+_LOCK_FREE = "lock-free compare-exchange"
+
+
+def _plain_value(node) -> bool:
+    """An expression that passes a value on unchanged: a name, a member (`r.old_value`) or
+    a call (`atomicLoad(&x)`), not arithmetic on it."""
+    while isinstance(node, Tree) and node.data == "paren":
+        node = node.children[0]
+    return isinstance(node, Tree) and node.data in ("ident_expr", "member", "call_expr")
 
 
 def _same_word(ref: Ref, loc, other: Ref | None) -> bool:
@@ -1138,9 +1152,10 @@ class EntryWalker:
                                rmw=None if name == "atomicLoad" else name, site=site))
         self._created(src)
         self.load_refs[src] = ref
-        if name == "atomicCompareExchangeWeak" and operands and any(
+        if name == "atomicCompareExchangeWeak" and operands and _plain_value(arg_nodes[1]) and any(
                 s.kind == "load" and s.loc is not None and s.loc.overlaps(ref.loc)
                 for s in operands[0].deps):
+            # expecting exactly what was read (not `v & ~1u`, which waits for a bit to clear)
             self.lock_free.add(src)
         kind = "read" if name == "atomicLoad" else "rmw"
         self._access(kind, True, name, ref, site, ctx, result_used=result_used, source=src,
@@ -1154,7 +1169,8 @@ class EntryWalker:
             return
         if kind in ("write", "rmw"):
             for rec in self.loop_stack:
-                rec.writes.append((self._stmt_in(rec), ref, op))
+                rec.writes.append((self._stmt_in(rec), ref,
+                                   _LOCK_FREE if source is not None and source in self.lock_free else op))
         self.result.accesses.append(Access(
             kind, atomic, op, loc, ref, site, self._next_seq(), ctx.guards,
             tuple(rec.key for rec in self.loop_stack), result_used, source, operand_deps,
