@@ -837,7 +837,13 @@ class EntryWalker:
         if kind == "literal":
             return Val()
         if kind == "binop":
-            if str(node.children[1]) == "&":  # `atomicLoad(&f) & MASK`: only MASK's bits are read
+            op = str(node.children[1])
+            if op in (">=", ">", "<=", "<"):  # `atomicLoad(&count) >= CAP`: a lower bound
+                call = node.children[0] if op in (">=", ">") else node.children[2]
+                if (isinstance(call, Tree) and call.data == "call_expr"
+                        and str(call.children[0]) == "atomicLoad" and not call.meta.empty):
+                    self.result.lower_bound_tests.add((call.meta.line, call.meta.column))
+            if op == "&":  # `atomicLoad(&f) & MASK`: only MASK's bits are read
                 for call, other in ((node.children[0], node.children[2]), (node.children[2], node.children[0])):
                     if (isinstance(call, Tree) and call.data == "call_expr"
                             and str(call.children[0]) == "atomicLoad"):
