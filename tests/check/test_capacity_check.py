@@ -44,3 +44,28 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
     if (atomicLoad(&count) < CAP) { slots[g.x] = atomicAdd(&count, 1u); }
 }
 """) == ["same-dispatch-read"]
+
+
+def test_one_invocation_dispatch_reads_back_its_own_updates():
+    assert rules("""
+@compute @workgroup_size(1)
+fn clamp_count() {
+    var n = atomicLoad(&count);
+    while (n >= CAP) {
+        atomicAdd(&count, 0xffffffffu);
+        n -= 1u;
+    }
+    atomicMin(&count, CAP);
+}
+""") == []
+
+
+def test_the_same_code_run_by_many_invocations_reads_a_partial_value():
+    assert rules("""
+@compute @workgroup_size(64)
+fn clamp_count() {
+    let n = atomicLoad(&count);
+    slots[0] = n;
+    atomicMin(&count, CAP);
+}
+""") == ["same-dispatch-read"]
