@@ -104,3 +104,35 @@ fn main(@builtin(global_invocation_id) g: vec3u, @builtin(workgroup_id) w: vec3u
     }
 }
 """)
+
+
+def test_slot_search_moving_on_from_taken_slots_is_not_a_wait():
+    # the only way around without moving on is a spurious failure on a free slot
+    assert rules("""
+@compute @workgroup_size(32)
+fn main(@builtin(global_invocation_id) g: vec3u) {
+    var slot = 0u;
+    loop {
+        if (slot >= 4u) { break; }
+        let claim = atomicCompareExchangeWeak(&words[slot], 0u, 1u);
+        if (claim.exchanged) { break; }
+        if (claim.old_value != 0u) { slot += 1u; }
+    }
+    if (slot < 4u) { items[slot] = g.x; }
+}
+""") == []
+
+
+def test_retrying_while_the_slot_is_taken_still_waits():
+    assert "spin-wait" in rules("""
+@compute @workgroup_size(32)
+fn main(@builtin(global_invocation_id) g: vec3u) {
+    var slot = g.x % 4u;
+    loop {
+        let claim = atomicCompareExchangeWeak(&words[slot], 0u, 1u);
+        if (claim.exchanged) { break; }
+        if (claim.old_value == 0u) { slot = (slot + 1u) % 4u; }
+    }
+    items[slot] = g.x;
+}
+""")

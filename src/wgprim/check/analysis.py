@@ -280,6 +280,8 @@ class EntryWalker:
         # compare-exchanges whose expected value is a read of the same word: lock-free
         # updates that fail only when someone else succeeded, not waits
         self.lock_free: set[Source] = set()
+        # compare-exchanges with a constant expected value (`atomicCompareExchangeWeak(&slot[i], 0u, 1u)`)
+        self.cas_expected: dict[Source, int] = {}
         self._consts: dict[int, int | None] = {}
         self._masks: dict[int, int] = {}  # atomicLoad call -> constant its value is ANDed with
         self.name_masks: dict[Source, int] = {}  # atomic read -> bits masked out of it later
@@ -757,9 +759,31 @@ class EntryWalker:
             collective = frozenset(
                 id(node) for node in rec.node.iter_subtrees() if node.data == "if_stmt"
                 and _picks_invocations(self.cond_deps.get(id(node.children[1]), EMPTY)))
-        if all(path & goals for path in loops.back_edge_paths(rec.node, progress, collective)):
+        retries = self._spurious_failure_branches(rec, exit_reads)
+        if all(path & goals for path in loops.back_edge_paths(rec.node, progress, collective, retries)):
             return []
         return sorted(exit_reads, key=lambda s: (s.site.line, s.site.column))
+
+    def _spurious_failure_branches(self, rec: _LoopRecord, exit_reads) -> dict:
+        """The branches of `if (r.old_value != EXPECTED)` (the else) or `== EXPECTED` (the
+        then) on an awaited compare-exchange `r`: there the exchange failed although the
+        word held what it expected, a spurious failure of the weak exchange, and trying
+        again waits for no one (a slot search that moves on when the slot is taken)."""
+        out = {}
+        for node in rec.node.iter_subtrees():
+            if node.data != "if_stmt":
+                continue
+            cond = node.children[1]
+            if not (isinstance(cond, Tree) and cond.data == "binop" and str(cond.children[1]) in ("!=", "==")):
+                continue
+            for side, other in ((cond.children[0], cond.children[2]), (cond.children[2], cond.children[0])):
+                if not (isinstance(side, Tree) and side.data == "member" and str(side.children[-1]) == "old_value"):
+                    continue
+                value = self._const(other)
+                cas = {s.direct() for s in self.cond_deps.get(id(cond), EMPTY)} & exit_reads
+                if value is not None and any(self.cas_expected.get(c) == value for c in cas):
+                    out[id(node)] = (1 if str(cond.children[1]) == "!=" else 0, frozenset({_SELF_WRITE}))
+        return out
 
     def _same_for_the_workgroup(self, conds, deps: frozenset) -> bool:
         """Whether loop exits with these conditions read the same for every invocation of
@@ -1163,6 +1187,10 @@ class EntryWalker:
                 for s in operands[0].deps):
             # expecting exactly what was read (not `v & ~1u`, which waits for a bit to clear)
             self.lock_free.add(src)
+        if name == "atomicCompareExchangeWeak" and len(arg_nodes) == 3:
+            expected = self._const(arg_nodes[1])
+            if expected is not None:
+                self.cas_expected[src] = expected
         kind = "read" if name == "atomicLoad" else "rmw"
         self._access(kind, True, name, ref, site, ctx, result_used=result_used, source=src,
                      operand_deps=operand_deps, operand_const=operand_const, mask=mask)
