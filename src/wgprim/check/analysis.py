@@ -184,7 +184,21 @@ def _moves(op: str | None) -> bool:
     progress: an add or a store is (the loop changes what it then reads: a work queue, a
     flag it resets each round); an exchange, a compare-exchange, `atomicOr(&l, 1u)` or
     `atomicMax` of a constant writes the same thing every time: that is how a lock spins."""
-    return op in (None, "atomicStore", "atomicAdd", "atomicSub")
+    return op in (None, "atomicStore", "atomicAdd", "atomicSub", _LOCK_FREE)
+
+
+# a compare-exchange expecting exactly the value just read from its word: it fails only when
+# another invocation changed the word in between (someone else progressed), so a way around
+# a loop through it is a lock-free retry (a stack pop, a float add), not a wait
+_LOCK_FREE = "lock-free compare-exchange"
+
+
+def _plain_value(node) -> bool:
+    """An expression that passes a value on unchanged: a name, a member (`r.old_value`) or
+    a call (`atomicLoad(&x)`), not arithmetic on it."""
+    while isinstance(node, Tree) and node.data == "paren":
+        node = node.children[0]
+    return isinstance(node, Tree) and node.data in ("ident_expr", "member", "call_expr")
 
 
 def _same_word(ref: Ref, loc, other: Ref | None) -> bool:
@@ -266,6 +280,8 @@ class EntryWalker:
         # compare-exchanges whose expected value is a read of the same word: lock-free
         # updates that fail only when someone else succeeded, not waits
         self.lock_free: set[Source] = set()
+        # compare-exchanges with a constant expected value (`atomicCompareExchangeWeak(&slot[i], 0u, 1u)`)
+        self.cas_expected: dict[Source, int] = {}
         self._consts: dict[int, int | None] = {}
         self._masks: dict[int, int] = {}  # atomicLoad call -> constant its value is ANDed with
         self.name_masks: dict[Source, int] = {}  # atomic read -> bits masked out of it later
@@ -743,9 +759,31 @@ class EntryWalker:
             collective = frozenset(
                 id(node) for node in rec.node.iter_subtrees() if node.data == "if_stmt"
                 and _picks_invocations(self.cond_deps.get(id(node.children[1]), EMPTY)))
-        if all(path & goals for path in loops.back_edge_paths(rec.node, progress, collective)):
+        retries = self._spurious_failure_branches(rec, exit_reads)
+        if all(path & goals for path in loops.back_edge_paths(rec.node, progress, collective, retries)):
             return []
         return sorted(exit_reads, key=lambda s: (s.site.line, s.site.column))
+
+    def _spurious_failure_branches(self, rec: _LoopRecord, exit_reads) -> dict:
+        """The branches of `if (r.old_value != EXPECTED)` (the else) or `== EXPECTED` (the
+        then) on an awaited compare-exchange `r`: there the exchange failed although the
+        word held what it expected, a spurious failure of the weak exchange, and trying
+        again waits for no one (a slot search that moves on when the slot is taken)."""
+        out = {}
+        for node in rec.node.iter_subtrees():
+            if node.data != "if_stmt":
+                continue
+            cond = node.children[1]
+            if not (isinstance(cond, Tree) and cond.data == "binop" and str(cond.children[1]) in ("!=", "==")):
+                continue
+            for side, other in ((cond.children[0], cond.children[2]), (cond.children[2], cond.children[0])):
+                if not (isinstance(side, Tree) and side.data == "member" and str(side.children[-1]) == "old_value"):
+                    continue
+                value = self._const(other)
+                cas = {s.direct() for s in self.cond_deps.get(id(cond), EMPTY)} & exit_reads
+                if value is not None and any(self.cas_expected.get(c) == value for c in cas):
+                    out[id(node)] = (1 if str(cond.children[1]) == "!=" else 0, frozenset({_SELF_WRITE}))
+        return out
 
     def _same_for_the_workgroup(self, conds, deps: frozenset) -> bool:
         """Whether loop exits with these conditions read the same for every invocation of
@@ -823,7 +861,13 @@ class EntryWalker:
         if kind == "literal":
             return Val()
         if kind == "binop":
-            if str(node.children[1]) == "&":  # `atomicLoad(&f) & MASK`: only MASK's bits are read
+            op = str(node.children[1])
+            if op in (">=", ">", "<=", "<"):  # `atomicLoad(&count) >= CAP`: a lower bound
+                call = node.children[0] if op in (">=", ">") else node.children[2]
+                if (isinstance(call, Tree) and call.data == "call_expr"
+                        and str(call.children[0]) == "atomicLoad" and not call.meta.empty):
+                    self.result.lower_bound_tests.add((call.meta.line, call.meta.column))
+            if op == "&":  # `atomicLoad(&f) & MASK`: only MASK's bits are read
                 for call, other in ((node.children[0], node.children[2]), (node.children[2], node.children[0])):
                     if (isinstance(call, Tree) and call.data == "call_expr"
                             and str(call.children[0]) == "atomicLoad"):
@@ -1138,10 +1182,15 @@ class EntryWalker:
                                rmw=None if name == "atomicLoad" else name, site=site))
         self._created(src)
         self.load_refs[src] = ref
-        if name == "atomicCompareExchangeWeak" and operands and any(
+        if name == "atomicCompareExchangeWeak" and operands and _plain_value(arg_nodes[1]) and any(
                 s.kind == "load" and s.loc is not None and s.loc.overlaps(ref.loc)
                 for s in operands[0].deps):
+            # expecting exactly what was read (not `v & ~1u`, which waits for a bit to clear)
             self.lock_free.add(src)
+        if name == "atomicCompareExchangeWeak" and len(arg_nodes) == 3:
+            expected = self._const(arg_nodes[1])
+            if expected is not None:
+                self.cas_expected[src] = expected
         kind = "read" if name == "atomicLoad" else "rmw"
         self._access(kind, True, name, ref, site, ctx, result_used=result_used, source=src,
                      operand_deps=operand_deps, operand_const=operand_const, mask=mask)
@@ -1154,7 +1203,8 @@ class EntryWalker:
             return
         if kind in ("write", "rmw"):
             for rec in self.loop_stack:
-                rec.writes.append((self._stmt_in(rec), ref, op))
+                rec.writes.append((self._stmt_in(rec), ref,
+                                   _LOCK_FREE if source is not None and source in self.lock_free else op))
         self.result.accesses.append(Access(
             kind, atomic, op, loc, ref, site, self._next_seq(), ctx.guards,
             tuple(rec.key for rec in self.loop_stack), result_used, source, operand_deps,

@@ -113,7 +113,8 @@ def _may_jump(stmt: Tree) -> bool:
 
 
 def back_edge_paths(loop: Tree, progress: dict[int, frozenset],
-                    collective: frozenset = frozenset()) -> set[frozenset]:
+                    collective: frozenset = frozenset(),
+                    retries: dict | None = None) -> set[frozenset]:
     """The ways around the loop, each as the set of variables it makes progress on.
 
     `progress` maps a statement (by id) to the variables it advances. A path ends at
@@ -123,7 +124,12 @@ def back_edge_paths(loop: Tree, progress: dict[int, frozenset],
     `collective` holds the `if` statements (by id) that pick invocations of a workgroup
     that goes around the loop together (`if (lid == 0u)` in a loop whose exit is uniform):
     the workgroup runs every branch of them, so their progress counts for everyone.
+
+    `retries` maps an `if` statement (by id) to (branch index, tokens): the ways through
+    that branch make that progress (the branch a weak compare-exchange takes when it
+    failed while the word held what it expected: a spurious failure, retried at once).
     """
+    retries = retries or {}
     _, body, cont, _, update = loop_parts(loop)
 
     def nested_progress(node):
@@ -153,8 +159,10 @@ def back_edge_paths(loop: Tree, progress: dict[int, frozenset],
                     paths = {p | extra for p in paths}
                 new_paths = set()
                 falls = []
-                for lst in br[1]:
-                    fall, cont_paths = run(lst, paths, in_switch or s.data == "switch_stmt")
+                retry = retries.get(id(s))
+                for i, lst in enumerate(br[1]):
+                    start = {p | retry[1] for p in paths} if retry and retry[0] == i else paths
+                    fall, cont_paths = run(lst, start, in_switch or s.data == "switch_stmt")
                     new_paths |= fall
                     falls.append(fall)
                     back |= cont_paths

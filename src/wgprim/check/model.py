@@ -277,3 +277,5 @@ class EntryAnalysis:
     # an entry point written for a one-invocation dispatch: workgroup size 1 and no memory
     # address depends on an invocation or workgroup id
     single_invocation: bool = False
+    # (line, column) of atomic loads tested as lower bounds (`atomicLoad(&n) >= CAP`)
+    lower_bound_tests: set = field(default_factory=set)

@@ -81,6 +81,25 @@ def _same_claim(a, b) -> bool:
     return any(_claims(x) & _claims(y) for x, y in zip(a.index_dep_list, b.index_dep_list))
 
 
+def _own_element(a, b) -> bool:
+    """Whether two references name the same element through the same index built from the
+    invocation's global id alone (`data[gid.x]`): each invocation reads back what it wrote
+    itself, in program order; nothing travels to another invocation."""
+    if not a.index_texts or a.index_texts != b.index_texts:
+        return False
+    deps = [s for s in a.index_dep_list[0] if not s.indirect] if a.index_dep_list else []
+    return (any(s.kind == "builtin" and s.name == "global_invocation_id" for s in deps)
+            and all(s.kind in ("builtin", "var", "const") and (s.kind != "builtin" or s.name == "global_invocation_id")
+                    for s in deps))
+
+
+def _paired(entry, flags, read) -> bool:
+    """Whether a flag is indexed like the data (`ready[i]` beside `data[i]`): the
+    message-passing shape, whoever the index belongs to."""
+    refs = [entry.load_refs.get(f) for f in flags]
+    return any(r is None or r.index_texts == read.ref.index_texts for r in refs)
+
+
 def check(entries):
     for entry in entries:
         if entry.single_invocation:
@@ -95,8 +114,11 @@ def check(entries):
             if read.kind != "read" or read.atomic or not read.loc.writable_storage:
                 continue
             flags = _flag_guards(entry, read, masks)
+            if not flags:
+                continue
             written = [w for w in plain_writes
-                       if w.ref.same_place(read.ref) and not _same_claim(w.ref, read.ref)]
+                       if w.ref.same_place(read.ref) and not _same_claim(w.ref, read.ref)
+                       and not (_own_element(w.ref, read.ref) and not _paired(entry, flags, read))]
             if not flags or not written:
                 continue
             consumers.append((read, flags))

@@ -25,7 +25,12 @@ meet), this workgroup's own region of a buffer (`hist[wid.x][lid.x]` after
 `atomicAdd(&hist[wid.x * 64u + (key & 63u)], 1u)` in a workgroup of 64), and bits masked
 out of a flag word that this
 dispatch only ORs other bits into (`atomicLoad(&failed) & EARLIER_STAGES` while the stage
-does `atomicOr(&failed, THIS_STAGE)`, directly or through a `let`).
+does `atomicOr(&failed, THIS_STAGE)`, directly or through a `let`), an
+entry point written for a one-invocation dispatch (workgroup size 1, no address built from an
+id: it reads back its own updates in program order), and an append buffer's
+capacity check (`if (atomicLoad(&count) >= CAP) { return; }` where the slot itself comes
+from the value `atomicAdd(&count, 1u)` returns: the counter only grows, so the test can
+only be late, never wrong).
 
 **Why it is wrong.** Atomics make the total exact, not early: while this workgroup reads,
 workgroups that have not run yet (or are running now) have still to add their part. The
@@ -43,8 +48,20 @@ out[lid.x] = atomicLoad(&hist[lid.x]);   // other workgroups are still counting
 """
 
 
+def _capacity_check(entry, read, adds) -> bool:
+    """`if (atomicLoad(&count) >= CAP) { return; }` before reserving a slot with the value
+    `atomicAdd(&count, 1u)` returns: the counter only grows, so a partial value that is
+    already over the bound stays over it, and one under it only lets the invocation go on to
+    the reservation, whose own returned value decides."""
+    return ((read.site.line, read.site.column) in entry.lower_bound_tests
+            and all(a.op in ("atomicAdd", "atomicMax") for a in adds)
+            and any(a.op == "atomicAdd" and a.result_used for a in adds))
+
+
 def check(entries):
     for entry in entries:
+        if entry.single_invocation:
+            continue  # one invocation reads back its own updates, in program order
         accumulated = [a for a in entry.accesses
                        if a.kind == "rmw" and a.op in COUNTING_RMW - {"atomicExchange"}
                        and a.loc.writable_storage]
@@ -65,6 +82,8 @@ def check(entries):
                 continue
             if any(read.source in a.operand_deps or set(a.loops) & set(read.loops) for a in adds):
                 continue  # the old value a compare-exchange loop starts from
+            if _capacity_check(entry, read, adds):
+                continue
             yield finding(
                 ID, SEVERITY, read.site,
                 f"`{read.loc}` is accumulated with {adds[0].op} (line {adds[0].site.line}) by the "
