@@ -46,18 +46,23 @@ def _import_all() -> None:
 
 
 def __getattr__(name: str):
+    if name not in __all__:
+        # `from wgprim import transfer` (a submodule not imported yet): import just it
+        if not name.startswith("__"):
+            import importlib
+            import importlib.util
+
+            if importlib.util.find_spec(f"{__name__}.{name}") is not None:
+                return importlib.import_module(f"{__name__}.{name}")
+        raise AttributeError(f"module 'wgprim' has no attribute {name!r}")
     # While the names are being imported, a missing one is missing to the importing thread
-    # (as in any partly initialized module): that lets `from wgprim import submodule` find
-    # the submodule. Other threads wait for the import to finish.
-    if name.startswith("__") or _loading_thread == _threading.get_ident():
+    # (as in any partly initialized module). Other threads wait for the import to finish.
+    if _loading_thread == _threading.get_ident():
         raise AttributeError(f"module 'wgprim' has no attribute {name!r}")
     with _import_lock:
         if name not in globals():
             _import_all()
-    try:
-        return globals()[name]
-    except KeyError:
-        raise AttributeError(f"module 'wgprim' has no attribute {name!r}") from None
+    return globals()[name]
 
 
 def __dir__():

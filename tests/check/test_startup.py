@@ -146,3 +146,26 @@ def test_first_use_from_many_threads_at_once():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+def _modules():
+    import pkgutil
+
+    import wgprim
+    import wgprim.ops
+
+    names = [f"wgprim.{m.name}" for m in pkgutil.iter_modules(wgprim.__path__) if m.name not in ("__main__", "dask")]
+    names += [f"wgprim.ops.{m.name}" for m in pkgutil.iter_modules(wgprim.ops.__path__)]
+    return sorted(names)
+
+
+@pytest.mark.parametrize("module", _modules())
+def test_any_module_imports_first(module):
+    """Each module can be the first one a fresh interpreter imports (the package's names
+    load lazily, so an import cycle through them would show only in that order)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", f"import {module}; import wgprim; wgprim.sum"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
