@@ -1,4 +1,10 @@
-"""Shared test data: awkward sizes and random values per dtype."""
+"""Shared test data (awkward sizes, random values per dtype) and a runner of scripts on
+wgpu's OpenGL backend."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 
 # Sizes that cross every boundary of the kernels: empty, one element, one workgroup
@@ -35,3 +41,22 @@ def informative(rng, n, dtype, op):
     if op == "bitwise_and":
         return x | ~single
     return x
+
+
+def run_on_gl(script: str, timeout: int = 600) -> str:
+    """Run a Python `script` in a fresh interpreter on wgpu's OpenGL backend (llvmpipe: no
+    subgroups); returns its stdout. Skips the calling test where there is no GL adapter,
+    fails it on any other error."""
+    import pytest
+
+    env = dict(os.environ, WGPU_BACKEND_TYPE="OpenGL")
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+    try:
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"the GL backend run did not finish in {timeout} s")
+    if done.returncode != 0 and "adapter" in (done.stderr or "").lower() and "GL" not in done.stdout:
+        pytest.skip(f"no GL adapter here: {done.stderr.strip().splitlines()[-1]}")
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout

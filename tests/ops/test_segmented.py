@@ -5,7 +5,7 @@ import pytest
 
 import wgprim
 
-from support import random_values
+from support import random_values, run_on_gl
 
 
 def random_offsets(rng, n, count, longest, lead=0, tail=0):
@@ -263,11 +263,7 @@ def test_beyond_the_segmented_radix_limits(monkeypatch, rng):
 
 def test_segmented_radix_on_gl():
     """The segmented radix sort on wgpu's GL backend (no subgroups: the split ranking)."""
-    import os
-    import subprocess
-    import sys
     import textwrap
-    from pathlib import Path
 
     script = textwrap.dedent("""
         import numpy as np, wgprim
@@ -297,17 +293,8 @@ def test_segmented_radix_on_gl():
         assert np.array_equal(v.numpy(), ref) and np.array_equal(k.numpy(), keys[ref])
         print("segmented radix ok")
     """)
-    env = dict(os.environ, WGPU_BACKEND_TYPE="OpenGL")
-    src = str(Path(__file__).resolve().parents[2] / "src")
-    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
-    try:
-        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
-    except subprocess.TimeoutExpired:
-        pytest.fail("the GL backend run did not finish in 600 s")
-    if done.returncode != 0 and "adapter" in (done.stderr or "").lower() and "GL" not in done.stdout:
-        pytest.skip(f"no GL adapter here: {done.stderr.strip().splitlines()[-1]}")
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert "segmented radix ok" in done.stdout
+    stdout = run_on_gl(script)
+    assert "segmented radix ok" in stdout
 
 
 @pytest.mark.parametrize("bits", [8, 16, 24, 31])

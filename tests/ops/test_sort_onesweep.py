@@ -4,11 +4,7 @@ tiles never publish their state, on every ranking path, on lavapipe and on wgpu'
 backend (a subprocess)."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +14,8 @@ from wgprim.device import binding_limit, get_device
 from wgprim.ops import radix_sort
 from wgprim.ops.sort import SortPlan, _radix, argsort, sort, sort_pairs
 from wgprim.program import profile
+
+from support import run_on_gl
 
 DTYPES = [np.uint32, np.int32, np.float32]
 # spin: polls before falling back (0: every look-back falls back); fault: tiles t with
@@ -215,18 +213,9 @@ def test_gl_backend_subprocess():
             assert np.array_equal(sort_pairs(x, np.arange(n, dtype=np.uint32))[1].numpy(), order)
         print("by tile ok")
     """)
-    env = dict(os.environ, WGPU_BACKEND_TYPE="OpenGL")
-    src = str(Path(__file__).resolve().parents[2] / "src")
-    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
-    try:
-        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
-    except subprocess.TimeoutExpired:
-        pytest.fail("the GL backend run did not finish in 600 s")
-    if done.returncode != 0 and "adapter" in (done.stderr or "").lower() and "GL" not in done.stdout:
-        pytest.skip(f"no GL adapter here: {done.stderr.strip().splitlines()[-1]}")
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert "GL False 36" in done.stdout
-    assert "by tile ok" in done.stdout
+    stdout = run_on_gl(script)
+    assert "GL False 36" in stdout
+    assert "by tile ok" in stdout
 
 
 def test_default_policy(monkeypatch):
