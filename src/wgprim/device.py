@@ -112,6 +112,13 @@ class Device:
 
 _current: Device | None = None
 _numbers = itertools.count(1)
+
+
+def _wrap(adapter, gpu_device) -> Device:
+    """wgprim's Device for an open wgpu device, numbered in the order this process met it."""
+    limits = dict(gpu_device.limits)
+    return Device(adapter=adapter, device=gpu_device, features=frozenset(gpu_device.features), limits=limits,
+                  max_binding_bytes=int(limits["max-storage-buffer-binding-size"]), number=next(_numbers))
 _opened: "weakref.WeakValueDictionary[int, Device]" = weakref.WeakValueDictionary()
 _wanted_adapter: str | int | None = None
 # Opening the device happens once per process even when many threads start at once.
@@ -205,15 +212,7 @@ def _open(name: str | int | None) -> Device:
         device = adapter.request_device_sync(required_features=features, required_limits=limits)
     except Exception as error:
         raise WgprimError(f"could not open a device on {adapter.summary}: {error}") from error
-    dev_limits = dict(device.limits)
-    opened = Device(
-        adapter=adapter,
-        device=device,
-        features=frozenset(device.features),
-        limits=dev_limits,
-        max_binding_bytes=int(dev_limits["max-storage-buffer-binding-size"]),
-        number=next(_numbers),
-    )
+    opened = _wrap(adapter, device)
     _opened[id(device)] = opened
     return opened
 
@@ -301,11 +300,5 @@ def use_device(gpu_device) -> Device:
     adapter = getattr(gpu_device, "adapter", None)
     check_process()
     with _lock:
-        _current = Device(
-            adapter=adapter,
-            device=gpu_device,
-            features=frozenset(gpu_device.features),
-            limits=limits,
-            max_binding_bytes=int(limits["max-storage-buffer-binding-size"]),
-        )
+        _current = _wrap(adapter, gpu_device)
         return _current
