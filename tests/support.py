@@ -1,5 +1,6 @@
 """Shared test data (awkward sizes, random values per dtype) and a runner of scripts on
 wgpu's OpenGL backend."""
+import contextlib
 import os
 import subprocess
 import sys
@@ -60,3 +61,51 @@ def run_on_gl(script: str, timeout: int = 600) -> str:
         pytest.skip(f"no GL adapter here: {done.stderr.strip().splitlines()[-1]}")
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
+
+
+@contextlib.contextmanager
+def block_scan_path(device, path: str):
+    """Within the block, kernels use the subgroup block scan ("subgroups"; the test is
+    skipped where the adapter has none) or the workgroup-memory one ("barriers")."""
+    import pytest
+
+    from wgprim.program import consecutive_subgroups
+
+    probes = device.cache("probes")
+    saved = probes.get("subgroups")
+    if path == "subgroups":
+        if not consecutive_subgroups(device):
+            pytest.skip("adapter has no (consecutive) subgroups")
+    else:
+        probes["subgroups"] = False
+    try:
+        yield path
+    finally:
+        if saved is None:
+            probes.pop("subgroups", None)
+        else:
+            probes["subgroups"] = saved
+
+
+def force_ranking_path(path: str, monkeypatch):
+    """Make the radix sort rank by `path`: "match" (subgroup match), "splits" (4-bit
+    splits with the subgroup block scan) or "no-subgroups" (splits, workgroup memory).
+    Skips the test where the adapter cannot take the path; returns the u32 sorter."""
+    import pytest
+
+    from wgprim.device import get_device
+    from wgprim.ops import radix_sort
+    from wgprim.ops.sort import _radix
+
+    if path == "no-subgroups":
+        monkeypatch.setenv("WGPRIM_NO_SUBGROUPS", "1")
+        assert not get_device().has_subgroups
+    elif not get_device().has_subgroups:
+        pytest.skip("adapter has no subgroups")
+    elif path == "splits":
+        monkeypatch.setattr(radix_sort, "USE_MATCH", False)
+    sorter = _radix(get_device(), np.dtype(np.uint32), False)
+    if path == "match" and not sorter.match:
+        pytest.skip("adapter's subgroups do not fit the match path")
+    assert sorter.match == (path == "match")
+    return sorter

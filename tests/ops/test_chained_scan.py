@@ -18,7 +18,7 @@ from wgprim.ops import chained_scan as cs
 from wgprim.ops.operators import identity_value
 from wgprim.ops.scan import ScanPlan, cumsum_error_bound
 
-from support import AWKWARD_SIZES, informative, random_values
+from support import AWKWARD_SIZES, block_scan_path, informative, random_values
 
 DTYPES = [np.float32, np.int32, np.uint32]
 UFUNC = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum,
@@ -37,19 +37,8 @@ def layouts(device):
 def path(request, device):
     """Run a test with each look-back window and block scan (subgroups where they exist;
     workgroup memory and barriers)."""
-    from wgprim.program import consecutive_subgroups
-    probes = device.cache("probes")
-    saved = probes.get("subgroups")
-    if request.param == "subgroups":
-        if not consecutive_subgroups(device):
-            pytest.skip("adapter has no (consecutive) subgroups")
-    else:
-        probes["subgroups"] = False
-    yield request.param
-    if saved is None:
-        probes.pop("subgroups", None)
-    else:
-        probes["subgroups"] = saved
+    with block_scan_path(device, request.param) as chosen:
+        yield chosen
 
 
 def numpy_scan(x, op, exclusive):

@@ -12,6 +12,8 @@ from wgprim.device import binding_limit
 from wgprim.ops import compaction
 from wgprim.ops.chained_scan import Fault
 
+from support import block_scan_path
+
 DTYPES = [np.uint32, np.int32, np.float32]
 SIZES = [1, 3, 4, 5, 255, 256, 257, 4095, 4096, 4097, 65537, 300_001]
 FAULTS = [None, Fault("silent", 7, 3), Fault("late", 5, 1, 4000), Fault("aggregate-only", 3, 0),
@@ -21,19 +23,8 @@ ON_GL = os.environ.get("WGPU_BACKEND_TYPE", "").lower() == "opengl"
 
 @pytest.fixture(params=["subgroups", "barriers"])
 def path(request, device):
-    from wgprim.program import consecutive_subgroups
-    probes = device.cache("probes")
-    saved = probes.get("subgroups")
-    if request.param == "subgroups":
-        if not consecutive_subgroups(device):
-            pytest.skip("adapter has no (consecutive) subgroups")
-    else:
-        probes["subgroups"] = False
-    yield request.param
-    if saved is None:
-        probes.pop("subgroups", None)
-    else:
-        probes["subgroups"] = saved
+    with block_scan_path(device, request.param) as chosen:
+        yield chosen
 
 
 def values(rng, n, dtype):

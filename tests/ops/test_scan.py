@@ -8,7 +8,7 @@ import wgprim
 from wgprim.device import binding_limit
 from wgprim.ops.scan import ScanPlan, cumsum_error_bound
 
-from support import AWKWARD_SIZES, informative, random_values
+from support import AWKWARD_SIZES, block_scan_path, informative, random_values
 
 DTYPES = [np.float32, np.int32, np.uint32]
 UFUNC = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum,
@@ -41,19 +41,8 @@ def assert_scan(x, op, exclusive, got):
 @pytest.fixture(params=["subgroups", "barriers"])
 def lanes_path(request, device, monkeypatch):
     """Run a test with each block-scan path (the subgroup one only where it exists)."""
-    probes = device.cache("probes")
-    saved = probes.get("subgroups")
-    from wgprim.program import consecutive_subgroups
-    if request.param == "subgroups":
-        if not consecutive_subgroups(device):
-            pytest.skip("adapter has no (consecutive) subgroups")
-    else:
-        probes["subgroups"] = False
-    yield request.param
-    if saved is None:
-        probes.pop("subgroups", None)
-    else:
-        probes["subgroups"] = saved
+    with block_scan_path(device, request.param) as chosen:
+        yield chosen
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

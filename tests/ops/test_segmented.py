@@ -5,7 +5,7 @@ import pytest
 
 import wgprim
 
-from support import random_values, run_on_gl
+from support import force_ranking_path, random_values, run_on_gl
 
 
 def random_offsets(rng, n, count, longest, lead=0, tail=0):
@@ -138,21 +138,10 @@ from wgprim.ops import radix_sort, segmented  # noqa: E402
 from wgprim.ops.sort import _radix  # noqa: E402
 
 
-@pytest.fixture(params=["match", "subgroups", "fallback"])
+@pytest.fixture(params=["match", "splits", "no-subgroups"])
 def ranking(request, monkeypatch):
-    """Every ranking path of the radix scatter: subgroup match, 4-bit splits with the
-    subgroup block scan, splits without subgroups. Returns the radix tile."""
-    if request.param == "fallback":
-        monkeypatch.setenv("WGPRIM_NO_SUBGROUPS", "1")
-        assert not get_device().has_subgroups
-    elif not get_device().has_subgroups:
-        pytest.skip("adapter has no subgroups")
-    elif request.param == "subgroups":
-        monkeypatch.setattr(radix_sort, "USE_MATCH", False)
-    sorter = _radix(get_device(), np.dtype(np.uint32), False)
-    if request.param == "match" and not sorter.match:
-        pytest.skip("adapter's subgroups do not fit the match path")
-    return sorter.tile
+    """Every ranking path of the radix scatter. Returns the radix tile."""
+    return force_ranking_path(request.param, monkeypatch).tile
 
 
 @pytest.fixture

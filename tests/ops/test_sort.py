@@ -12,6 +12,8 @@ from wgprim.device import binding_limit, get_device
 from wgprim.ops import radix_sort
 from wgprim.ops.sort import SortPlan, _radix, argsort, sort, sort_pairs
 
+from support import force_ranking_path
+
 DTYPES = [np.uint32, np.int32, np.float32]
 SIZES = [0, 1, 2, 3, 255, 256, 257, 1023, 1025, 4095, 4096, 4097, 8193, 65535, 65537]
 
@@ -46,21 +48,10 @@ def check_all(x, descending=False, method="radix"):
         np.testing.assert_array_equal(vals_out.numpy(), values[order])
 
 
-@pytest.fixture(params=["match", "subgroups", "fallback"])
+@pytest.fixture(params=["match", "splits", "no-subgroups"])
 def ranking_path(request, monkeypatch):
-    """Every ranking path: subgroup match (where the adapter has subgroups), the 4-bit
-    splits with the subgroup block scan, and the splits with the workgroup-memory scan."""
-    if request.param == "fallback":
-        monkeypatch.setenv("WGPRIM_NO_SUBGROUPS", "1")
-        assert not get_device().has_subgroups
-    elif not get_device().has_subgroups:
-        pytest.skip("adapter has no subgroups")
-    elif request.param == "subgroups":
-        monkeypatch.setattr(radix_sort, "USE_MATCH", False)
-    sorter = _radix(get_device(), np.dtype(np.uint32), False)
-    if request.param == "match" and not sorter.match:
-        pytest.skip("adapter's subgroups do not fit the match path")
-    assert sorter.match == (request.param == "match")
+    """Every ranking path of the radix scatter."""
+    force_ranking_path(request.param, monkeypatch)
     return request.param
 
 

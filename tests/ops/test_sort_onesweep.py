@@ -15,7 +15,7 @@ from wgprim.ops import radix_sort
 from wgprim.ops.sort import SortPlan, _radix, argsort, sort, sort_pairs
 from wgprim.program import profile
 
-from support import run_on_gl
+from support import force_ranking_path, run_on_gl
 
 DTYPES = [np.uint32, np.int32, np.float32]
 # spin: polls before falling back (0: every look-back falls back); fault: tiles t with
@@ -64,17 +64,7 @@ def onesweep_everywhere(monkeypatch):
 
 @pytest.fixture(params=["match", "splits", "no-subgroups"])
 def ranking(request, monkeypatch):
-    if request.param == "no-subgroups":
-        monkeypatch.setenv("WGPRIM_NO_SUBGROUPS", "1")
-        assert not get_device().has_subgroups
-    elif not get_device().has_subgroups:
-        pytest.skip("adapter has no subgroups")
-    elif request.param == "splits":
-        monkeypatch.setattr(radix_sort, "USE_MATCH", False)
-    sorter = _radix(get_device(), np.dtype(np.uint32), False)
-    if request.param == "match" and not sorter.match:
-        pytest.skip("adapter's subgroups do not fit the match path")
-    assert sorter.uses_onesweep(100_000)
+    assert force_ranking_path(request.param, monkeypatch).uses_onesweep(100_000)
     return request.param
 
 
