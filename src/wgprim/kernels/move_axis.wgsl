@@ -20,6 +20,16 @@ fn linear(wid: vec3<u32>, nwg: vec3<u32>, t: u32) -> u32 {
   return (wid.x + wid.y * nwg.x) * WG + t;
 }
 
+// Where element i of an (outer, length, inner) array stands in its (outer, inner, length)
+// form.
+fn with_axis_last(i: u32) -> u32 {
+  let c = i % params.inner;
+  let r = i / params.inner;
+  let l = r % params.length;
+  let o = r / params.length;
+  return (o * params.inner + c) * params.length + l;
+}
+
 @compute @workgroup_size(WG)
 fn move_axis_last(@builtin(workgroup_id) wid: vec3<u32>,
                   @builtin(num_workgroups) nwg: vec3<u32>,
@@ -28,11 +38,7 @@ fn move_axis_last(@builtin(workgroup_id) wid: vec3<u32>,
   if (i >= params.n) {
     return;
   }
-  let c = i % params.inner;
-  let r = i / params.inner;
-  let l = r % params.length;
-  let o = r / params.length;
-  dst[(o * params.inner + c) * params.length + l] = src[i];
+  dst[with_axis_last(i)] = src[i];
 }
 
 @compute @workgroup_size(WG)
@@ -43,9 +49,5 @@ fn move_axis_back(@builtin(workgroup_id) wid: vec3<u32>,
   if (i >= params.n) {
     return;
   }
-  let c = i % params.inner;
-  let r = i / params.inner;
-  let l = r % params.length;
-  let o = r / params.length;
-  dst[i] = src[(o * params.inner + c) * params.length + l];
+  dst[i] = src[with_axis_last(i)];
 }
