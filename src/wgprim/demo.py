@@ -14,19 +14,11 @@ import time
 
 import numpy as np
 
-
-def _size(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
+from wgprim.bench.cli import parse_size
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-n", "--size", type=_size, default=None,
+    parser.add_argument("-n", "--size", type=parse_size, default=None,
                         help="elements per input (default: 2^20 on a CPU adapter, 2^24 on a GPU)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--only", default=None,

@@ -35,12 +35,12 @@ def compare(first: dict, second: dict, min_n: int = 1, tolerance: float = 0.05) 
 
 
 def main(argv: list[str] | None = None) -> int:
-    from wgprim.bench.cli import _size
+    from wgprim.bench.cli import parse_size
 
     parser = argparse.ArgumentParser(prog="python -m wgprim.bench.agree", description=__doc__.splitlines()[0])
     parser.add_argument("first")
     parser.add_argument("second")
-    parser.add_argument("--min-n", type=_size, default=1, help="only rows of at least this many elements")
+    parser.add_argument("--min-n", type=parse_size, default=1, help="only rows of at least this many elements")
     parser.add_argument("--tolerance", type=float, default=0.05)
     parser.add_argument("--references", action="store_true", help="the references must agree too")
     args = parser.parse_args(argv)

@@ -18,7 +18,8 @@ DEFAULT_SIZES = "2^16,2^20,2^24,2^26"
 PROTOCOL_TOLERANCE = 0.05  # the first row measured again at the end must agree within this
 
 
-def _size(text: str) -> int:
+def parse_size(text: str) -> int:
+    """An element count for the command line: 1000000 or 2^20 (positive)."""
     text = text.strip()
     try:
         if "^" in text:
@@ -34,7 +35,7 @@ def _size(text: str) -> int:
 
 
 def _sizes(text: str) -> list[int]:
-    sizes = [_size(s) for s in text.split(",") if s.strip()]
+    sizes = [parse_size(s) for s in text.split(",") if s.strip()]
     if not sizes:
         raise argparse.ArgumentTypeError("no sizes given")
     return sizes
@@ -68,7 +69,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sizes", type=_sizes, default=None,
                         help=f"comma-separated, e.g. 2^16,2^28 or 1000000 (default {DEFAULT_SIZES}; with --targets: "
                              "instead of each target's size, for a quick run of the same rows)")
-    parser.add_argument("--min-size", type=_size, default=1,
+    parser.add_argument("--min-size", type=parse_size, default=1,
                         help="leave out rows of fewer elements (e.g. --targets --min-size 2^28)")
     parser.add_argument("--dtype", type=_dtypes, default=None, help="comma-separated dtypes (default: each entry's first)")
     parser.add_argument("--compare", default="numpy,cupy,torch", help="references: numpy,cupy,torch")
