@@ -26,16 +26,16 @@ STAGE_BYTES = 64 << 20
 STAGES = 2
 SLICE_BYTES = 4 << 20  # the least host copy one thread takes
 THREADS = max(1, min(8, os.cpu_count() or 1))
-_threads: ThreadPoolExecutor | None = None
+_threads: tuple[int, ThreadPoolExecutor] | None = None  # (THREADS it was made for, pool)
 _staging_lock = threading.Lock()  # guards the thread pool's and the staging locks' creation
 
 
 def _pool() -> ThreadPoolExecutor:
     global _threads
     with _staging_lock:
-        if _threads is None or _threads._max_workers != THREADS:
-            _threads = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="wgprim-copy")
-        return _threads
+        if _threads is None or _threads[0] != THREADS:
+            _threads = (THREADS, ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="wgprim-copy"))
+        return _threads[1]
 
 
 def _parallel_copy(dst: np.ndarray, src: np.ndarray) -> None:

@@ -12,6 +12,7 @@ X = np.arange(1, 11, dtype=np.float32)
 def test_reductions_accept_numpy_defaults(fn):
     got = getattr(wgprim, fn)(X, dtype=None, out=None, where=True).numpy()
     assert got == getattr(np, fn)(X)
+    assert getattr(wgprim, fn)(X, where=np.True_).numpy() == getattr(np, fn)(X)
 
 
 @pytest.mark.parametrize("fn", ["sum", "prod", "min", "max"])

@@ -6,6 +6,8 @@ naming what wgprim offers instead, never a silent different result. Names numpy 
 have either stay a TypeError, as Python gives for any unknown keyword."""
 from __future__ import annotations
 
+import numpy as np
+
 _NO_VALUE = object()
 
 # option -> (numpy's default, what wgprim offers instead), per family of functions.
@@ -40,8 +42,10 @@ def refuse(function: str, given: dict, family: dict) -> None:
         if name not in family:
             raise TypeError(f"{function}() got an unexpected keyword argument {name!r}")
         default, instead = family[name]
-        at_default = value is default if default is None or default is _NO_VALUE else (
-            isinstance(value, bool) and value == default)
+        if isinstance(default, bool):  # where=True, equal_nan=True, ...: numpy's bools count too
+            at_default = isinstance(value, (bool, np.bool_)) and bool(value) == default
+        else:
+            at_default = value is default
         if not at_default:
             shown = f"<{type(value).__name__}>" if hasattr(value, "shape") and getattr(value, "ndim", 0) else repr(value)
             raise NotImplementedError(f"{function}({name}={shown}) is not supported: {instead}")
