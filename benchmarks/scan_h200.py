@@ -7,8 +7,8 @@ torch / CuPy, in one process (run from the repository root on a machine with CUD
 A variant is `rts` (reduce-then-scan), `default` (what scan() runs), or a name made of
 parts: r<rows> (vec4s per invocation of the striped layout: tiles of 1024 * rows
 elements), k<states per look-back lane>, spin<budget>, blocked (the blocked layout),
-nolb (no look-back: wrong results, not checked; what the kernel costs without it). E.g.
-r8-k1. Compaction variants: `3phase`, `default`, or k<states per lane>.
+nolb (no look-back: wrong results, not checked; what the kernel costs without it), loops
+(the kernel's `// unroll` loops compiled as written). E.g. r8-k1, r4-loops. Compaction variants: `3phase`, `default`, or k<states per lane>.
 
 benchmarks/scan-h200-2026-12-01-confirm.json came from
     --variants rts,default,nolb,r4-w1-s4-pf,r4-w1-s4-if,r8-w1-s4,r8-nolb,r16-nolb,r4-spin0,r4-spin16
@@ -73,6 +73,8 @@ def parse_variant(name: str) -> dict:
     for part in name.split("-"):
         if part == "nolb":  # measurement only: no look-back (wrong results, not checked)
             opts["fault"] = cs.Fault("no-lookback")
+        elif part == "loops":  # measurement only: the kernel's loops not unrolled (unroll.py)
+            opts["unroll"] = False
         elif part == "blocked":
             opts["layout"] = "blocked"
         elif part.startswith("spin"):

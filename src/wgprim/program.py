@@ -27,6 +27,7 @@ import numpy as np
 from wgprim.device import Device, check_current, get_device
 from wgprim import transfer
 from wgprim.errors import explain_gpu_error
+from wgprim.unroll import unroll
 
 KERNEL_DIR = Path(__file__).parent / "kernels"
 
@@ -37,6 +38,12 @@ def kernel_source(name: str | tuple) -> str:
     if isinstance(name, tuple):
         return "\n".join(kernel_source(n) for n in name)
     return (KERNEL_DIR / f"{name}.wgsl").read_text()
+
+
+def module_source(kernel: str | tuple, preamble: str) -> str:
+    """The WGSL text compiled for kernel file(s) `kernel` after `preamble`: the two joined,
+    with the loops marked `// unroll` written out (unroll.py)."""
+    return unroll(preamble + "\n" + kernel_source(kernel))
 
 
 def get_pipeline(device: Device, kernel: str | tuple, preamble: str, entry: str, constants: dict | None = None):
@@ -54,7 +61,7 @@ def get_pipeline(device: Device, kernel: str | tuple, preamble: str, entry: str,
     try:
         if mkey not in modules:
             modules[mkey] = device.device.create_shader_module(
-                label=str(kernel), code=preamble + "\n" + kernel_source(kernel)
+                label=str(kernel), code=module_source(kernel, preamble)
             )
         pipeline = device.device.create_compute_pipeline(
             label=f"{kernel}.{entry}",

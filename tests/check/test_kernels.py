@@ -105,11 +105,11 @@ def compiled_modules():
             # of a primitive this list does not know may fail any way it likes
             if not (label.startswith("guess ") or isinstance(error, refused)):
                 raise
-    from wgprim.program import kernel_source
+    from wgprim.program import module_source
 
     texts = {}
     for kernel, preamble in list(device.cache("modules")):
-        text = preamble + "\n" + kernel_source(kernel)
+        text = module_source(kernel, preamble)
         texts.setdefault(text, f"{kernel if isinstance(kernel, str) else '+'.join(kernel)}")
     return texts
 

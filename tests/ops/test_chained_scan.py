@@ -128,10 +128,11 @@ def test_no_lookback_is_for_measurements_only(rng):
     # Fault("no-lookback") times the kernel without its look-back: every tile scans from
     # the identity, so only the first tile is right; it is not one of the test modes.
     assert "no-lookback" not in cs.Fault.MODES
-    x = random_values(rng, 4096 * 5, np.uint32)
+    tile = cs.ChainedRecorder(wgprim.get_device(), np.uint32, "sum").tile
+    x = random_values(rng, tile * 5, np.uint32)
     got, stats = cs.chained_scan(x, fault=cs.Fault("no-lookback"), stats=True)
-    tiles = x.reshape(5, 4096)
-    np.testing.assert_array_equal(got.numpy().reshape(5, 4096), np.cumsum(tiles, axis=1, dtype=np.uint32))
+    tiles = x.reshape(5, tile)
+    np.testing.assert_array_equal(got.numpy().reshape(5, tile), np.cumsum(tiles, axis=1, dtype=np.uint32))
     assert stats["rounds"] == 0
 
 

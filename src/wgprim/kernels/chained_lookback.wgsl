@@ -90,13 +90,13 @@ fn read_state(tile: u32) -> TileState {
   let inc_hi = atomicLoad(&tile_states[w + 3u]);
   let agg_lo = atomicLoad(&tile_states[w]);
   let agg_hi = atomicLoad(&tile_states[w + 1u]);
-  if ((inc_lo & inc_hi & STATE_READY) != 0u) {
-    return TileState(INCLUSIVE, bitcast<ChainT>((inc_lo & 0xffffu) | (inc_hi << 16u)));
-  }
-  if ((agg_lo & agg_hi & STATE_READY) != 0u) {
-    return TileState(AGGREGATE, bitcast<ChainT>((agg_lo & 0xffffu) | (agg_hi << 16u)));
-  }
-  return TileState(NOT_READY, chain_identity());
+  // Selects, not branches: the look-back window calls this right before subgroup operations.
+  let inclusive = (inc_lo & inc_hi & STATE_READY) != 0u;
+  let aggregate = (agg_lo & agg_hi & STATE_READY) != 0u;
+  let inc = bitcast<ChainT>((inc_lo & 0xffffu) | (inc_hi << 16u));
+  let agg = bitcast<ChainT>((agg_lo & 0xffffu) | (agg_hi << 16u));
+  let status = select(select(NOT_READY, AGGREGATE, aggregate), INCLUSIVE, inclusive);
+  return TileState(status, select(select(chain_identity(), agg, aggregate), inc, inclusive));
 }
 
 // Test mode 2: a bounded busy loop before publishing, so successors find this tile late.

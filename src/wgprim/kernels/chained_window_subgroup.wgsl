@@ -4,6 +4,11 @@
 // state with one subgroupMin, and combines the usable states in order with shuffles,
 // window after window, without a workgroup barrier until the look-back is finished or
 // needs a fallback.
+//
+// No branch between subgroup operations (selects instead, and reads made whether needed
+// or not): Vulkan without maximal reconvergence does not promise that invocations which
+// took different branches run the next subgroup operation together, and on an NVIDIA H200
+// a version with branches here summed wrong once its loops were unrolled.
 
 const NO_LANE: u32 = 0xffffffffu;
 
@@ -23,29 +28,22 @@ fn lookback_windows(inv: Invocation, start: u32, acc: ptr<function, ChainT>, pol
     // value. Then it combines its usable run: aggregates up to the first NOT READY
     // (excluded) or INCLUSIVE (included) state.
     var states: array<TileState, LOOKBACK_PER_LANE>;
+    // unroll
     for (var j = 0u; j < LOOKBACK_PER_LANE; j++) {
       let k = lane * LOOKBACK_PER_LANE + j;
-      states[j] = TileState(INCLUSIVE, lb_carry);
-      if (k < end) {
-        states[j] = read_state(end - 1u - k);
-      }
+      let read = read_state(select(0u, end - 1u - k, k < end));  // read anyway: no branch
+      states[j] = TileState(select(INCLUSIVE, read.status, k < end), select(lb_carry, read.value, k < end));
     }
     var mine = chain_identity();
     var taken = 0u;
     var stop = AGGREGATE;  // what ended this lane's run: AGGREGATE (none), NOT_READY, INCLUSIVE
+    // unroll
     for (var j = 0u; j < LOOKBACK_PER_LANE; j++) {
-      if (stop == AGGREGATE) {
-        let st = states[j];
-        if (st.status == NOT_READY) {
-          stop = NOT_READY;
-        } else {
-          mine = chain_combine(st.value, mine);
-          taken += 1u;
-          if (st.status == INCLUSIVE) {
-            stop = INCLUSIVE;
-          }
-        }
-      }
+      let st = states[j];
+      let usable = stop == AGGREGATE && st.status != NOT_READY;
+      mine = select(mine, chain_combine(st.value, mine), usable);
+      taken += select(0u, 1u, usable);
+      stop = select(stop, st.status, stop == AGGREGATE && st.status != AGGREGATE);
     }
     // The nearest lane whose run stopped: lanes before it are all aggregates, it adds its
     // partial run, lanes after it add nothing.
@@ -57,9 +55,7 @@ fn lookback_windows(inv: Invocation, start: u32, acc: ptr<function, ChainT>, pol
     var y = select(chain_identity(), mine, lane <= last);
     for (var d = 1u; d < inv.sg_size; d = d << 1u) {
       let earlier = subgroupShuffleDown(y, d);
-      if (lane + d < inv.sg_size) {
-        y = chain_combine(earlier, y);
-      }
+      y = select(y, chain_combine(earlier, y), lane + d < inv.sg_size);
     }
     if (moved > 0u) {
       *acc = chain_combine(subgroupShuffle(y, 0u), *acc);

@@ -81,6 +81,7 @@ fn scan_own(first: u32, inv: Invocation, v: ptr<function, array<vec4<T>, VECS>>)
     run = combine(tile_prefix[params.tile_offset + group], run);
   }
   let exclusive = params.exclusive == 1u;
+  // unroll
   for (var k = 0u; k < VECS; k++) {
     let x = (*v)[k];
     let a = combine(run, x.x);
@@ -105,6 +106,7 @@ fn scan_downsweep(inv: Invocation) {
   let first = (group * WG + inv.index) * VECS;
   var v = load_own(first);
   scan_own(first, inv, &v);
+  // unroll
   for (var k = 0u; k < VECS; k++) {
     // The chunk's last vec4 may run past n into the buffer's padding (buffers are whole vec4s).
     if ((first + k) * 4u < params.n) {

@@ -116,6 +116,7 @@ fn scan_segment(seg: u32, t: u32, totals_only: bool) -> T {
     let first = tile + t * ITEMS;
     var items: array<T, ITEMS>;
     var total = identity();
+    // unroll
     for (var k = 0u; k < ITEMS; k++) {
       let i = first + k;
       var x = identity();
@@ -144,6 +145,7 @@ fn scan_segment(seg: u32, t: u32, totals_only: bool) -> T {
     let tile_total = lanes[WG - 1u];
     workgroupBarrier();  // lanes is rewritten by the next tile
     if (!totals_only) {
+      // unroll
       for (var k = 0u; k < ITEMS; k++) {
         let i = first + k;
         let next = combine(prefix, items[k]);

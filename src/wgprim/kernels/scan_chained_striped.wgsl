@@ -14,9 +14,7 @@ fn subgroup_inclusive(inv: Invocation, v: T) -> T {
   var x = v;
   for (var d = 1u; d < inv.sg_size; d = d << 1u) {
     let y = subgroupShuffleUp(x, d);
-    if (inv.sg_lane >= d) {
-      x = combine(y, x);
-    }
+    x = select(x, combine(y, x), inv.sg_lane >= d);  // no branch between subgroup operations
   }
   return x;
 }
@@ -32,9 +30,15 @@ fn scan_chained_striped(inv: Invocation) {
   let base = tile * WG * ROWS + sg * s * ROWS + inv.sg_lane;
   var v: array<vec4<T>, ROWS>;
   var lane_before: array<T, ROWS>;  // the row's elements before this lane, from the subgroup's start
-  var run = identity();             // the subgroup's rows so far
+  // Every load is issued before any is used, and the loops are written out (unroll.py) so
+  // that v and lane_before stay in registers.
+  // unroll
   for (var k = 0u; k < ROWS; k++) {
     v[k] = load_vec(base + k * s);
+  }
+  var run = identity();             // the subgroup's rows so far
+  // unroll
+  for (var k = 0u; k < ROWS; k++) {
     let inclusive = subgroup_inclusive(inv, total4(v[k]));
     let left = subgroupShuffleUp(inclusive, 1u);
     lane_before[k] = select(combine(run, left), run, inv.sg_lane == 0u);
@@ -54,6 +58,7 @@ fn scan_chained_striped(inv: Invocation) {
   let prefix = chained_prefix(inv, tile, tile == params.groups - 1u);
   let start = combine(prefix, before_sg);
   let exclusive = params.exclusive == 1u;
+  // unroll
   for (var k = 0u; k < ROWS; k++) {
     let x = v[k];
     let r = combine(start, lane_before[k]);

@@ -98,6 +98,7 @@ fn topk_rows(@builtin(workgroup_id) wid: vec3<u32>,
   let length = params.length;
   let base = row * length;
   var keys: array<u32, E>;
+  // unroll
   for (var e = 0u; e < E; e++) {
     let j = lane + e * TPR;
     keys[e] = NOTHING;
@@ -121,6 +122,7 @@ fn topk_rows(@builtin(workgroup_id) wid: vec3<u32>,
   for (var s = 0u; s < steps; s++) {
     let counted = r * 48u + (s % 3u) * 16u;
     if (!done) {
+      // unroll
       for (var e = 0u; e < E; e++) {
         let j = lane + e * TPR;
         if (j < length && matches(keys[e], j, s, prefix)) {
@@ -154,6 +156,7 @@ fn topk_rows(@builtin(workgroup_id) wid: vec3<u32>,
   }
 
   if (live) {
+    // unroll
     for (var e = 0u; e < E; e++) {
       let j = lane + e * TPR;
       if (j < length && chosen(keys[e], j, last, prefix)) {

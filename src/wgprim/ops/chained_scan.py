@@ -21,6 +21,7 @@ from wgprim.array import Array
 from wgprim.device import Device
 from wgprim.ops import block_scan, operators
 from wgprim.ops.common import chunks
+from wgprim import unroll as unroll_off
 from wgprim.program import Program, consecutive_subgroups, get_pipeline
 
 WG = 256
@@ -32,9 +33,10 @@ SPIN_BUDGET = 4
 # tiles) measured fastest on an H200, 2^28 u32: 0.97 ms; 4 states per lane 1.44 ms, 8: 3.6
 # ms. Wider windows (up to the whole workgroup: 256 tiles) were slower too (docs/scan.md).
 PER_LANE = 1
-# vec4s per invocation of the striped kernel (its tile is WG * ROWS * 4 elements): 4
-# measured fastest; 8 and 16 are slower even without a look-back (docs/scan.md).
-STRIPED_ROWS = 4
+# vec4s per invocation of the striped kernel (its tile is WG * ROWS * 4 elements). With its
+# loops written out (unroll.py), 8 measured fastest on an H200 at 2^28: 0.73-0.78 ms against
+# 0.83-0.88 for 4 and 0.78-0.82 for 16 (benchmarks/scan-h200-2026-12-01-unroll.json).
+STRIPED_ROWS = 8
 SINGLE_PASS_DTYPES = (operators.U32, operators.I32, operators.F32)
 
 
@@ -104,11 +106,12 @@ def reset_states(p: Program, states, tiles: int) -> None:
 class ChainedRecorder:
     """Records the single-pass scan of (dtype, op). `layout`: "striped" (coalesced, needs
     consecutive subgroups) or "blocked" (scan.wgsl's layout); None picks striped where
-    possible. `spin_budget`, `fault` and `stats` exist for tests and measurements."""
+    possible. `spin_budget`, `fault`, `stats`, `rows`, `per_lane` and `unroll` (False: the
+    kernel's loops compiled as written, unroll.py) exist for tests and measurements."""
 
     def __init__(self, device: Device, dt: np.dtype, op, *, layout: str | None = None,
                  spin_budget: int = SPIN_BUDGET, fault: Fault | None = None, stats: bool = False,
-                 rows: int | None = None, per_lane: int = PER_LANE):
+                 rows: int | None = None, per_lane: int = PER_LANE, unroll: bool = True):
         dt = np.dtype(dt)
         if not supports(dt):
             raise TypeError(f"the single-pass scan takes uint32, int32 or float32, not {dt}")
@@ -131,7 +134,8 @@ class ChainedRecorder:
             entry = "scan_chained_striped"
         preamble = (operators.preamble(op, dt, for_scan=True)
                     + block_scan.scan_preamble(device, block_scan.OPERATOR, subgroups=subgroups)
-                    + f"const ROWS: u32 = {rows}u;\n" + lookback_preamble(per_lane))
+                    + f"const ROWS: u32 = {rows}u;\n" + lookback_preamble(per_lane)
+                    + ("" if unroll else unroll_off.OFF))
         consts = {"WG": WG, **lookback_constants(spin_budget, publishes_fallback(op, dt), fault, stats)}
         self.pipeline = get_pipeline(device, kernel, preamble, entry, consts)
 
