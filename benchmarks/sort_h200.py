@@ -31,7 +31,7 @@ DEFAULTS = dict(USE_ONESWEEP=radix_sort.USE_ONESWEEP, MATCH_ITEMS=radix_sort.MAT
                 HIST_TILES=radix_sort.HIST_TILES, ONESWEEP_CLAIM=radix_sort.ONESWEEP_CLAIM,
                 MATCH_WG=radix_sort.MATCH_WG, MATCH_SHUFFLE=radix_sort.MATCH_SHUFFLE, MATCH_RANK=radix_sort.MATCH_RANK,
                 ONESWEEP_LOOKBACK=radix_sort.ONESWEEP_LOOKBACK, ONESWEEP_EARLY=radix_sort.ONESWEEP_EARLY,
-                OFFSETS_BY_TILE=radix_sort.OFFSETS_BY_TILE)
+                OFFSETS_BY_TILE=radix_sort.OFFSETS_BY_TILE, ONESWEEP_LOOK_AHEAD=radix_sort.ONESWEEP_LOOK_AHEAD)
 # The variants compared (ranking by subgroup match; items = keys per invocation).
 CONFIGS = {
     "multi16": dict(USE_ONESWEEP=False, MATCH_ITEMS=16),
@@ -152,6 +152,10 @@ for _shape, _config in SHAPES.items():
     for _what in ("keys", "pairs"):
         PROFILE[f"multi {_shape} {_what}"] = (_what, dict(USE_ONESWEEP=False, **_config), True)
         PROFILE[f"one {_shape} {_what}"] = (_what, dict(USE_ONESWEEP=True, ONESWEEP_EARLY=True, **_config), True)
+for _ahead in (8, 16, 32):  # state words one look-back round reads per digit (default 4)
+    for _what in ("keys", "pairs"):
+        PROFILE[f"one wg256x16 ahead{_ahead} {_what}"] = (_what, dict(USE_ONESWEEP=True, ONESWEEP_EARLY=True,
+                                                                     ONESWEEP_LOOK_AHEAD=_ahead), True)
 PROFILE.update({
     "one wg256x16 late keys": ("keys", dict(USE_ONESWEEP=True), True),
     "one wg256x16 late pairs": ("pairs", dict(USE_ONESWEEP=True), True),
@@ -270,7 +274,10 @@ def profile_main(args):
     x, v = asarray(x_host), asarray(np.arange(n, dtype=np.uint32))
     cases, result["config"], result["exact"] = {}, {}, {}
     t0 = time.time()
+    only = [part for part in (args.only or "").split(",") if part]
     for name, (what, config, exact) in PROFILE.items():
+        if only and not any(part in name for part in only):
+            continue
         try:
             case = SharedInputCase(x_host, x, v, what, exact, **config)
         except Exception as error:  # a variant the adapter cannot build: note it, go on
@@ -363,6 +370,8 @@ def main():
     ap.add_argument("--reps", type=int, default=9)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--only", help="with --profile: the variants whose names contain one of these "
+                                    "comma-separated parts")
     ap.add_argument("--bench-json", help="with --profile: then configure the winner and record the target rows "
                                          "through `wgprim bench` into FILE-a/-b/-c.json")
     args = ap.parse_args()

@@ -208,9 +208,16 @@ def test_gl_backend_subprocess():
     assert "by tile ok" in stdout
 
 
-def test_default_policy(monkeypatch):
-    """By default the one-sweep passes sort pairs and argsort (measured faster there);
-    keys alone take the multi-pass sort."""
+def test_default_policy():
+    """By default the one-sweep passes sort keys alone too (measured faster)."""
+    sorter = _radix(get_device(), np.dtype(np.uint32), False)
+    assert radix_sort.USE_ONESWEEP is True
+    assert sorter.uses_onesweep(100_000, pairs=True) and sorter.uses_onesweep(100_000)
+
+
+def test_pairs_policy(monkeypatch):
+    """USE_ONESWEEP = "pairs": the one-sweep passes sort pairs and argsort; keys alone
+    take the multi-pass sort."""
     monkeypatch.setattr(radix_sort, "USE_ONESWEEP", "pairs")
     sorter = _radix(get_device(), np.dtype(np.uint32), False)
     assert sorter.uses_onesweep(100_000, pairs=True) and not sorter.uses_onesweep(100_000)

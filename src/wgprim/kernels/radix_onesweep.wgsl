@@ -145,21 +145,14 @@ fn onesweep_poll(word: u32) -> u32 {
   return s;
 }
 
-// Words of the tiles next-1, next-2, ... (0 past tile 0, and all 0 when params.spin is 0:
-// the forced-fallback mode reads nothing).
-const LOOK_AHEAD: u32 = 4u;
-
+// The word of the tile before `tiles_before` (0 past tile 0, and 0 when params.spin is 0:
+// the forced-fallback mode reads nothing). A round of the look-back reads LOOK_AHEAD such
+// words at once (the preamble sets it).
 fn onesweep_word(t: u32, tiles_before: u32) -> u32 {
   if (tiles_before == 0u || params.spin == 0u) {
     return 0u;
   }
   return atomicLoad(&state[params.region + (tiles_before - 1u) * RADIX + t]);
-}
-
-fn onesweep_words(t: u32, next: u32) -> vec4<u32> {
-  return vec4<u32>(onesweep_word(t, next), onesweep_word(t, select(0u, next - 1u, next >= 1u)),
-                   onesweep_word(t, select(0u, next - 2u, next >= 2u)),
-                   onesweep_word(t, select(0u, next - 3u, next >= 3u)));
 }
 
 // The fallback: counts the digits of tile `tile` from its keys into os_fallback.
@@ -228,25 +221,25 @@ fn onesweep_lookback(t: u32, group: u32, count: u32, published: bool) -> u32 {
         break;
       }
       // The next LOOK_AHEAD predecessors' words at once (independent loads: one memory
-      // latency), summed nearest first up to the first one not yet published.
-      let ahead = onesweep_words(digit, next);
-      var k = 0u;
-      loop {
-        if (k == LOOK_AHEAD || !open || next == 0u) {
-          break;
-        }
-        let s = ahead[k];
-        if (s == 0u) {
-          break;
-        }
-        exclusive += s & VALUE_MASK;
-        next -= 1u;
-        k += 1u;
-        if ((s & FLAG_INCLUSIVE) != 0u) {
-          open = false;
-        }
+      // latency), summed nearest first up to the first one not yet published. Written out
+      // (unroll.py) and without branches, so that the words stay in registers.
+      var ahead: array<u32, LOOK_AHEAD>;
+      // unroll
+      for (var j = 0u; j < LOOK_AHEAD; j++) {
+        ahead[j] = onesweep_word(digit, select(0u, next - j, next >= j));
       }
-      if (k == 0u) {
+      var taken = 0u;
+      var going = true;
+      // unroll
+      for (var j = 0u; j < LOOK_AHEAD; j++) {
+        let s = ahead[j];
+        going = going && open && next > 0u && s != 0u;
+        exclusive += select(0u, s & VALUE_MASK, going);
+        next -= select(0u, 1u, going);
+        taken += select(0u, 1u, going);
+        open = open && !(going && (s & FLAG_INCLUSIVE) != 0u);
+      }
+      if (taken == 0u) {
         // The nearest predecessor has published nothing yet: poll it a bounded number of times.
         let s = onesweep_poll(params.region + (next - 1u) * RADIX + digit);
         if (s == 0u) {

@@ -6,7 +6,7 @@ Keys are 32 bits, sorted 8 bits per pass (at most 4 passes), in one of two sched
 - one-sweep (kernels/radix_onesweep.wgsl): clear + histogram of all 4 digits + digit
   starts (3 small dispatches), then per digit ONE dispatch that ranks, looks back at the
   tiles before it for its global offsets (decoupled fallback: never waits) and scatters.
-  USE_ONESWEEP says when (by default for pairs and argsort, where it was measured faster);
+  USE_ONESWEEP says when (by default every sort, measured faster for keys and pairs);
   inputs beyond one binding or 2^30 keys take the multi-pass schedule.
 The scatter ranks keys by subgroup match (kernels/radix_scatter_match.wgsl; the shape of its
 tiles and the measured variants are the MATCH_* and ONESWEEP_* constants below) on adapters
@@ -69,14 +69,19 @@ RADIX = 256
 DIGIT_BITS = 8
 ALL_DIGITS = (0, 1, 2, 3)
 
-# One-sweep passes (kernels/radix_onesweep.wgsl), where the keys fit one binding:
-# "pairs" (sort_pairs and argsort only, where they were measured faster: 4.44 against
-# 4.97 ms for 2^26 pairs on an H200; keys alone 3.98 against 3.92 ms), True (every sort)
-# or False (never).
-USE_ONESWEEP = "pairs"
+# One-sweep passes (kernels/radix_onesweep.wgsl), where the keys fit one binding: True
+# (every sort), "pairs" (sort_pairs and argsort only) or False (never). Measured on an H200
+# for 2^26 u32 after the look-back's rounds were made branch-free with their words in
+# registers: keys 3.72 against 3.99 ms multi-pass, pairs 4.19 against 5.04
+# (benchmarks/h200-2026-12-01-sort-lookahead.json; before that change keys lost, 3.98
+# against 3.92, and "pairs" was the default).
+USE_ONESWEEP = True
 # Polls of a predecessor tile's state word before the workgroup counts that tile's keys
 # itself (tests set 0: every look-back falls back).
 ONESWEEP_SPIN = 256
+# Predecessors' state words one round of the one-sweep look-back reads at once per digit:
+# 4 and 8 measured the same on an H200 (2^26 keys 3.72 ms), 16 and 32 slower (3.87, 4.19).
+ONESWEEP_LOOK_AHEAD = 4
 # Tests: tiles t with t % ONESWEEP_FAULT == ONESWEEP_FAULT - 1 never publish (0: all do).
 ONESWEEP_FAULT = 0
 # State words hold 30-bit counts: larger inputs take the multi-pass sort.
@@ -109,7 +114,8 @@ def preamble(device: Device, items: int, wg: int = WG) -> str:
     """Constants and the block scan (subgroup path where the device has subgroups)."""
     constants = (f"const WG: u32 = {wg}u;\nconst ITEMS: u32 = {items}u;\n"
                  f"const LOOKBACK: bool = {str(ONESWEEP_LOOKBACK).lower()};\n"
-                 f"const BY_TILE: bool = {str(OFFSETS_BY_TILE).lower()};\n")
+                 f"const BY_TILE: bool = {str(OFFSETS_BY_TILE).lower()};\n"
+                 f"const LOOK_AHEAD: u32 = {ONESWEEP_LOOK_AHEAD}u;\n")
     return constants + kernel_source(("order_key", "radix_keys")) + block_scan.scan_preamble(device, "u32")
 
 
@@ -180,7 +186,7 @@ def config_key() -> tuple:
     """The module settings a RadixSorter's pipelines depend on (ops/sort.py caches sorters
     by them)."""
     return (USE_MATCH, MATCH_ITEMS, MATCH_WG, MATCH_SHUFFLE, OFFSETS_BY_TILE, MATCH_RANK, ONESWEEP_LOOKBACK,
-            ONESWEEP_EARLY)
+            ONESWEEP_EARLY, ONESWEEP_LOOK_AHEAD)
 
 
 def varying_digits(key_or: int, key_and: int) -> tuple[int, ...]:
