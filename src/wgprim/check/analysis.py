@@ -9,8 +9,11 @@ until those dependencies stop growing (loops feed values back); the events of th
 pass are what the rules read, and each loop is judged once, then (`_waited_storage`).
 
 Functions that only compute (`_is_pure`) are summarized: walked once per pass for each
-distinct set of argument dependencies. Other calls are walked at each call site, since
-what they record (accesses, barriers, loops) depends on where they are called from.
+distinct set of argument dependencies. Other functions are summarized too, as a trace: the
+first walk of a call records what it does (accesses, barriers, loops, stores, what it adds
+to the loops around the call) relative to its call site; a later call with the same
+arguments, guards and enclosing state replays the trace there (`_Trace`, `_replay`): the
+same events, with the call path, sequence numbers and enclosing loops of the new site.
 """
 from __future__ import annotations
 
@@ -59,6 +62,25 @@ class _LoopRecord:
     # (stmt id, var key, vars read directly, compound, loads the stored value is computed from)
     assignments: list = field(default_factory=list)
     pointer_calls: list = field(default_factory=list)  # (stmt id, var keys passed by pointer)
+
+
+@dataclass
+class _Trace:
+    """What one walk of a called function did, to replay at another call site with the
+    same inputs. Events are logged in order; each event that touches the loops around it
+    carries, for the loops opened inside the call, the statement of their own function it
+    ran in (the loops around the call take the call statement of the new site)."""
+
+    name: str
+    loop_depth: int  # loops open at the call: the rest are the callee's own
+    stack_len: int  # functions on the call path at the call (barrier frames before the callee's)
+    context_len: int  # call sites on the path at the call, before this one
+    caller_depth: int  # len(caller_stmts) at the call
+    events: list = field(default_factory=list)
+    local_keys: set = field(default_factory=set)  # variables declared inside the call
+    current: dict = field(default_factory=dict)  # outside variables it left strongly updated (None: dropped)
+    result: object = None
+    guards: frozenset = EMPTY  # what the call leaves in `call_guards`
 
 
 _ATOMIC_READS: dict = {}
@@ -266,6 +288,33 @@ def _union(vals) -> frozenset:
     return out
 
 
+_CALL_GRAPHS: dict = {}
+
+
+def _call_graph(module: ModuleInfo, name: str) -> tuple[frozenset, int | None]:
+    """(the functions `name` calls, directly or not; the longest chain of calls from it,
+    itself included), the length None when the chain comes back to a function on it."""
+    graph = _CALL_GRAPHS.get(id(module))
+    if graph is None or graph[0] is not module:
+        if len(_CALL_GRAPHS) > 1000:
+            _CALL_GRAPHS.clear()
+        graph = _CALL_GRAPHS[id(module)] = (module, {})
+    memo = graph[1]
+    if name in memo:
+        return memo[name]
+    memo[name] = (frozenset(), None)  # on the way: a cycle when met again
+    reach, height = set(), 1
+    for node in module.functions[name].node.iter_subtrees():
+        if node.data in ("call_expr", "call_stmt"):
+            callee = str(node.children[0])
+            if callee in module.functions:
+                sub_reach, sub_height = _call_graph(module, callee)
+                reach |= sub_reach | {callee}
+                height = None if height is None or sub_height is None else max(height, sub_height + 1)
+    memo[name] = (frozenset(reach), height)
+    return memo[name]
+
+
 class EntryWalker:
     def __init__(self, module: ModuleInfo, text: str, entry: str):
         self.module = module
@@ -292,6 +341,9 @@ class EntryWalker:
         # (loop, variable) -> what the loop stores into the variable (from earlier passes):
         # what a read in the loop may see besides the value the loop started with
         self.loop_stores: dict[tuple, frozenset] = {}
+        # function -> parameters whose index shape its walk looks at (`buf[j]`, `let p = j * 4u`):
+        # a call's trace is replayed only where those arguments have the same shape
+        self._sensitive: dict[str, set] = {}
 
     # ---- driver
 
@@ -345,6 +397,9 @@ class EntryWalker:
         self.call_guards = EMPTY  # guards a called function leaves in force (a lock it took)
         self._summaries: dict = {}  # (pure function, argument deps) -> (result, reads it made)
         self._created_log: list[set] = []
+        self._traces: list[_Trace] = []  # the calls being recorded, innermost last
+        self._trace_memo: dict = {}  # (function, its inputs) -> _Trace, for this pass
+        self._consults: list[set] = []  # parameters looked at by the shapes being computed
         self.scopes: list[dict] = []
         # what each local variable holds here, for reads in straight-line code: an
         # assignment at the variable's own nesting level replaces it (a strong update);
@@ -377,9 +432,9 @@ class EntryWalker:
         fn = self.module.functions[name]
         if name in self.active or len(self.active) > MAX_CALL_DEPTH:
             return Val(_union(args))
-        memo_key = None
-        if call_site is not None and _is_pure(self.module, name) and all(
-                a.ref is None and a.fields is None for a in args):
+        if call_site is None:
+            return self._walk_function(name, fn, args, call_site, caller)
+        if _is_pure(self.module, name) and all(a.ref is None and a.fields is None for a in args):
             # a function that only computes (see _is_pure): walked once per pass for each
             # distinct set of argument dependencies, then summarized
             memo_key = (name, tuple(a.deps for a in args))
@@ -390,13 +445,200 @@ class EntryWalker:
                     self._created(src)
                 return result
             self._created_log.append(set())
-        result = self._walk_function(name, fn, args, call_site, caller)
-        if memo_key is not None:
+            # a trace around this call replays it as the hit it is at any later call
+            traces, self._traces = self._traces, []
+            result = self._walk_function(name, fn, args, call_site, caller)
+            self._traces = traces
             created = self._created_log.pop()
             if self._created_log:
                 self._created_log[-1] |= created
             self._summaries[memo_key] = (result, frozenset(created))
-        return result
+            for src in created:
+                self._log("created", src)
+            return result
+        if not self._replayable(name, args):
+            return self._walk_function(name, fn, args, call_site, caller)
+        trace = self._trace_memo.get(self._trace_key(name, args, caller))
+        if trace is not None and self._replay(trace, call_site, caller):
+            return trace.result
+        trace = _Trace(name, len(self.loop_stack), len(self.call_stack), len(self.context),
+                       len(self.caller_stmts))
+        self._traces.append(trace)
+        try:
+            trace.result = self._walk_function(name, fn, args, call_site, caller)
+        finally:
+            self._traces.pop()
+        trace.guards = self._last_guards
+        # keyed after the walk: it has found which parameters' shapes matter
+        self._trace_memo[self._trace_key(name, args, caller)] = trace
+        return trace.result
+
+    # ---- summaries of calls: record once, replay at each call site with the same inputs
+
+    def _replayable(self, name: str, args: list[Val]) -> bool:
+        """Whether what a walk of `name` does depends only on what `_trace_key` holds: no
+        struct of built-ins passed, no recursion, no call chain cut by MAX_CALL_DEPTH."""
+        if any(a.fields is not None for a in args):
+            return False
+        reach, height = _call_graph(self.module, name)
+        return (height is not None and len(self.active) + height <= MAX_CALL_DEPTH
+                and not any(f in reach for f in self.active))
+
+    def _trace_key(self, name: str, args: list[Val], caller: Ctx) -> tuple:
+        sensitive = self._sensitive.get(name, ())
+        params = self.module.functions[name].params
+        parts = []
+        for i, a in enumerate(args):
+            pname = params[i][0] if i < len(params) else None
+            level = None
+            if a.ref is not None and a.ref.local_key is not None:
+                # a store through the pointer replaces the caller's value only at the
+                # variable's own nesting level
+                d = self.decl_depth.get(a.ref.local_key)
+                level = None if d is None else self.depth - d
+            parts.append((a.deps, a.ref, a.is_pointer, a.shape if pname in sensitive else None, level))
+        return name, tuple(parts), caller.guards
+
+    def _log(self, kind: str, payload, stmts: tuple | None = None):
+        """Record an event in the traces being recorded; `stmts` (one per open loop) are
+        cut to the loops each trace's call opened itself."""
+        for t in self._traces:
+            t.events.append((kind, payload, None if stmts is None else stmts[t.loop_depth:]))
+
+    def _loop_stmts(self) -> tuple:
+        return tuple(self._stmt_in(rec) for rec in self.loop_stack)
+
+    def _replay(self, trace: _Trace, call_site: Site, caller: Ctx) -> bool:
+        """Do at this call site what the recorded walk did at its own. False (nothing
+        done) when a loop inside saw other state at its own call path than this path
+        holds now: then the call is walked."""
+        prefix = self.context + ((call_site.line, call_site.column),)
+        cut = trace.context_len + 1
+
+        def here(key):
+            return key[0], key[1], prefix + key[2][cut:]
+
+        for kind, payload, _ in trace.events:
+            if kind == "enter":
+                _node, key, _depth, seen_divergence, seen_stores = payload
+                key = here(key)
+                if self.loop_divergence.get(key, EMPTY) != seen_divergence or any(
+                        self.loop_stores.get((key, var), EMPTY) != value for var, value in seen_stores):
+                    return False
+        self.call_stack.append(Frame(call_site, trace.name, caller.control))
+        outer_frames = self._frames(call_site, caller)[:-1]
+        self.call_stack.pop()
+        at_call = self.caller_stmts + [self.stmt_id]
+        outer = tuple(at_call[rec.depth] for rec in self.loop_stack)
+        depth_shift = len(self.caller_stmts) - trace.caller_depth
+        for kind, payload, stmts in trace.events:
+            if stmts is not None:
+                stmts = outer + stmts
+            if kind == "access":
+                self._emit_access(replace(payload, seq=self._next_seq(),
+                                          loops=tuple(rec.key for rec in self.loop_stack)), stmts)
+            elif kind == "created":
+                self._created(payload)
+            elif kind == "load_ref":
+                self._set_load_ref(*payload)
+            elif kind == "store":
+                key, deps = payload
+                self.var_deps[key] = self.var_deps.get(key, EMPTY) | deps
+                self._loop_store(key, deps)
+            elif kind == "declare":
+                self._declare(payload)
+            elif kind == "assign":
+                self._emit_assignment(payload, stmts)
+            elif kind == "pointer_call":
+                self._emit_pointer_call(payload, stmts)
+            elif kind == "barrier":
+                name, site, frames = payload
+                self._emit_barrier(name, site, outer_frames + frames[trace.stack_len:])
+            elif kind == "enter":
+                node, key, depth, seen_divergence, seen_stores = payload
+                self._enter_loop(_LoopRecord(here(key), node, self.seq + 1, depth=depth + depth_shift),
+                                 seen_divergence, seen_stores)
+            elif kind == "exit":
+                self._exit_loop(payload)
+        for key, value in trace.current.items():
+            if value is None:
+                self._drop_current(key)
+            else:
+                self._set_current(key, value)
+        self.call_guards |= trace.guards
+        return True
+
+    def _emit_access(self, access: Access, stmts: tuple | None):
+        if stmts is not None:  # a write: the loops around it write there
+            op = _LOCK_FREE if access.source is not None and access.source in self.lock_free else access.op
+            for rec, stmt in zip(self.loop_stack, stmts):
+                rec.writes.append((stmt, access.ref, op))
+        self.result.accesses.append(access)
+        if self._traces:
+            self._log("access", access, stmts)
+
+    def _emit_barrier(self, name: str, site: Site, frames: list):
+        for rec in self.loop_stack:
+            rec.barrier = True
+        self.result.barriers.append(Barrier(name, site, self._next_seq(), frames))
+        if self._traces:
+            self._log("barrier", (name, site, frames))
+
+    def _emit_assignment(self, assignment: tuple, stmts: tuple):
+        for rec, stmt in zip(self.loop_stack, stmts):
+            rec.assignments.append((stmt,) + assignment)
+        if self._traces:
+            self._log("assign", assignment, stmts)
+
+    def _emit_pointer_call(self, keys: frozenset, stmts: tuple):
+        for rec, stmt in zip(self.loop_stack, stmts):
+            rec.pointer_calls.append((stmt, keys))
+        if self._traces:
+            self._log("pointer_call", keys, stmts)
+
+    def _declare(self, key: str):
+        for t in self._traces:
+            t.local_keys.add(key)
+        for rec in self.loop_stack:
+            rec.declared.add(key)
+        if self._traces:
+            self._log("declare", key)
+
+    def _set_load_ref(self, src: Source, ref: Ref):
+        self.load_refs[src] = ref
+        if self._traces:
+            self._log("load_ref", (src, ref))
+
+    def _loop_store(self, key: str, deps: frozenset):
+        for rec in self.loop_stack:
+            self.loop_stores[(rec.key, key)] = self.loop_stores.get((rec.key, key), EMPTY) | deps
+        if self._traces:
+            self._log("store", (key, deps))
+
+    def _set_current(self, key: str, deps: frozenset):
+        self.current[key] = deps
+        for t in self._traces:
+            if key not in t.local_keys:
+                t.current[key] = deps
+
+    def _drop_current(self, key: str):
+        self.current.pop(key, None)
+        for t in self._traces:
+            if key not in t.local_keys:
+                t.current[key] = None
+
+    def _enter_loop(self, rec: _LoopRecord, seen_divergence: frozenset, seen_stores: tuple):
+        self.loop_stack.append(rec)
+        if self._traces:
+            self._log("enter", (rec.node, rec.key, rec.depth, seen_divergence, seen_stores))
+
+    def _exit_loop(self, divergence: frozenset):
+        rec = self.loop_stack.pop()
+        self.loop_divergence[rec.key] = self.loop_divergence.get(rec.key, EMPTY) | divergence
+        rec.seq_end = self.seq
+        self.loops_seen.append(rec)  # judged once the walk has converged (see run)
+        if self._traces:
+            self._log("exit", divergence)
 
     def _walk_function(self, name, fn, args, call_site, caller) -> Val:
         self.call_stack.append(Frame(call_site, name, caller.control))
@@ -411,14 +653,19 @@ class EntryWalker:
         saved_returns = self.returns
         self.returns = []
         body = fn.node.children[-1]
+        self._consults.append(set())
         flow = self._block(body.children[1:], Ctx(guards=caller.guards))
+        consulted = self._consults.pop()
+        if consulted:
+            self._sensitive.setdefault(name, set()).update(consulted)
         result = Val(_union(self.returns))
         self.returns = saved_returns
         self.scopes = saved_scopes
         self.caller_stmts.pop()
         self.active.pop()
         # a wait inside the callee (taking a lock) guards what the caller does next
-        self.call_guards |= flow.guards - caller.guards
+        self._last_guards = flow.guards - caller.guards
+        self.call_guards |= self._last_guards
         self.context, self.stmt_id = saved_context, saved_stmt
         self.call_stack.pop()
         return result
@@ -441,29 +688,32 @@ class EntryWalker:
     def _store_var(self, key: str, data: frozenset, control: frozenset, declare: bool = False):
         deps = data | _indirect(control)
         self.var_deps[key] = self.var_deps.get(key, EMPTY) | deps
-        for rec in self.loop_stack:
-            self.loop_stores[(rec.key, key)] = self.loop_stores.get((rec.key, key), EMPTY) | deps
+        self._loop_store(key, deps)
         if declare:
             self.decl_depth[key] = self.depth
         if key.startswith("private:"):
             return  # module-scope: any callee may change it
         if self.decl_depth.get(key) == self.depth:
-            self.current[key] = deps  # every path to here runs this assignment last
+            self._set_current(key, deps)  # every path to here runs this assignment last
         elif key in self.current:
-            self.current[key] = self.current[key] | deps
+            self._set_current(key, self.current[key] | deps)
 
     def _var_value(self, key: str) -> frozenset:
         current = self.current.get(key)
         return self.var_deps.get(key, EMPTY) if current is None else current
 
-    def _join_loop_stores(self, node, loop_key):
+    def _join_loop_stores(self, node, loop_key) -> tuple:
         """Variables assigned in `node` (a loop) may hold, in and after it, what any round
-        stored as well as what they held before it."""
+        stored as well as what they held before it. Returns what it read: ((var, stores), ...)."""
+        seen = []
         for name in _assigned_names(node):
             ref = self._lookup(name).ref
             if ref is not None and ref.local_key is not None and ref.local_key in self.current:
                 key = ref.local_key
-                self.current[key] = self.current[key] | self.loop_stores.get((loop_key, key), EMPTY)
+                stored = self.loop_stores.get((loop_key, key), EMPTY)
+                seen.append((key, stored))
+                self._set_current(key, self.current[key] | stored)
+        return tuple(seen)
 
     # ---- statements
 
@@ -522,9 +772,8 @@ class EntryWalker:
         name = str(typed.children[0])
         key = self._var_key(name, typed)
         data = self._value(init, ctx).deps if init is not None else EMPTY
+        self._declare(key)
         self._store_var(key, data, ctx.control, declare=True)
-        for rec in self.loop_stack:
-            rec.declared.add(key)
         self.scopes[-1][name] = Val(ref=Ref(local_key=key))
         return Flow()
 
@@ -586,8 +835,8 @@ class EntryWalker:
             self._store_var(ref.local_key, val.deps | ref.index_deps, ctx.control)
             reads = frozenset(s.name for s in val.deps if s.kind == "var" and not s.indirect)
             loads = frozenset(s for s in val.deps if s.kind == "load" and not s.indirect)
-            for rec in self.loop_stack:
-                rec.assignments.append((self._stmt_in(rec), ref.local_key, reads, compound, loads))
+            if self.loop_stack or self._traces:
+                self._emit_assignment((ref.local_key, reads, compound, loads), self._loop_stmts())
         elif ref.loc is not None:
             if compound:
                 self._load(target, lhs, ctx)
@@ -662,10 +911,11 @@ class EntryWalker:
         site = Site.of(stmt)
         key = (site.line, site.column, self.context)
         rec = _LoopRecord(key, stmt, self.seq + 1, depth=len(self.caller_stmts))
-        self._join_loop_stores(stmt, key)
-        self.loop_stack.append(rec)
+        seen_stores = self._join_loop_stores(stmt, key)
+        seen_divergence = self.loop_divergence.get(key, EMPTY)
+        self._enter_loop(rec, seen_divergence, seen_stores)
         self.depth += 1
-        body_ctx = replace(ctx, control=ctx.control | self.loop_divergence.get(key, EMPTY))
+        body_ctx = replace(ctx, control=ctx.control | seen_divergence)
         cond, body, cont, break_if, update = loops.loop_parts(stmt)
         divergence = EMPTY
         self.stmt_id = id(stmt)  # what the condition does belongs to the loop itself
@@ -687,11 +937,7 @@ class EntryWalker:
         if update is not None:
             self._stmt(update, body_ctx)
         self.depth -= 1
-        self.loop_stack.pop()
-        self.loop_divergence[key] = self.loop_divergence.get(key, EMPTY) | divergence
-
-        rec.seq_end = self.seq
-        self.loops_seen.append(rec)  # judged once the walk has converged (see run)
+        self._exit_loop(divergence)
         leaves_fn = frozenset({"return"}) & flow.leaves
         return Flow(falls=True, leaves=leaves_fn, divergence=flow.divergence if leaves_fn else EMPTY,
                     waited=_atomic_reads(self.loop_divergence[key]))
@@ -838,7 +1084,7 @@ class EntryWalker:
             return Val(deps)
         src = _interned(Source("load", str(ref.loc), ref.loc, site=Site.of(node)))
         self._created(src)
-        self.load_refs[src] = ref
+        self._set_load_ref(src, ref)
         self._access("read", False, None, ref, Site.of(node), ctx, source=src)
         return Val(val.deps | ref.index_deps | {src} | self._mem(ref.loc))
 
@@ -851,6 +1097,8 @@ class EntryWalker:
             rec.created_loads.add(src)
         if self._created_log:
             self._created_log[-1].add(src)
+        if self._traces:
+            self._log("created", src)
 
     def _eval(self, node, ctx: Ctx) -> Val:
         if isinstance(node, Token):
@@ -900,7 +1148,9 @@ class EntryWalker:
                               index_texts=base.ref.index_texts + (text,),
                               const_index=base.ref.const_index + (self._const(node.children[1]),),
                               index_dep_list=base.ref.index_dep_list + (index.deps,),
-                              index_shapes=base.ref.index_shapes + (self._shape(node.children[1]),))
+                              # (a function's own array: its index shape is never compared)
+                              index_shapes=base.ref.index_shapes + (
+                                  self._shape(node.children[1]) if base.ref.loc is not None else indices.UNKNOWN,))
                 return Val(base.deps, ref)
             return Val(base.deps | index.deps)
         if kind == "member":
@@ -972,10 +1222,14 @@ class EntryWalker:
     def _shape(self, node) -> indices.Shape:
         """An index expression as symbols plus bounds; side-effect free."""
         key = (id(node), self.context)
-        shape = self._shapes.get(key)
-        if shape is None:
-            shape = self._shapes[key] = self._shape_of(node)
-        return shape
+        hit = self._shapes.get(key)
+        if hit is None:
+            self._consults.append(set())
+            shape = self._shape_of(node)
+            hit = self._shapes[key] = (shape, frozenset(self._consults.pop()))
+        if hit[1] and self._consults:
+            self._consults[-1] |= hit[1]
+        return hit[0]
 
     def _shape_of(self, node) -> indices.Shape:
         const = self._const(node)
@@ -990,6 +1244,8 @@ class EntryWalker:
                 if name in scope:
                     val = scope[name]
                     if val.shape is not None:
+                        if scope is self.scopes[0]:  # a parameter: its shape is the caller's
+                            self._consults[-1].add(name)
                         return val.shape
                     return self._opaque_shape(val)
             if name in self.module.constants:  # an override: fixed for the dispatch
@@ -1077,12 +1333,14 @@ class EntryWalker:
     def _call_shape(self, node) -> indices.Shape:
         name = str(node.children[0])
         arg_list = node.children[2].children[0]
-        args = [self._shape(a) for a in (arg_list.children if arg_list is not None else [])]
         if name in ("atomicLoad", "atomicAdd", "atomicSub", "atomicMax", "atomicMin", "atomicOr",
-                    "atomicAnd", "atomicXor", "atomicExchange") and args:
+                    "atomicAnd", "atomicXor", "atomicExchange") and arg_list is not None and arg_list.children:
             pointer = (arg_list.children[0].children[1] if arg_list.children[0].data == "unop"
                        else arg_list.children[0])
             return indices.unknown(self._reads_unsigned(pointer))
+        if name not in ("u32", "i32", "min", "max", "clamp", "select"):
+            return indices.UNKNOWN
+        args = [self._shape(a) for a in (arg_list.children if arg_list is not None else [])]
         if name in ("u32", "i32") and len(args) == 1:
             a = args[0]
             if name == "u32":
@@ -1120,9 +1378,7 @@ class EntryWalker:
         if name in ATOMIC_RMW or name in ("atomicLoad", "atomicStore"):
             return self._atomic(name, arg_nodes, site, ctx, result_used, self._masks.get(id(node)))
         if name in BARRIERS or name == "workgroupUniformLoad":
-            for rec in self.loop_stack:
-                rec.barrier = True
-            self.result.barriers.append(Barrier(name, site, self._next_seq(), self._frames(site, ctx)))
+            self._emit_barrier(name, site, self._frames(site, ctx))
             if name == "workgroupUniformLoad" and arg_nodes:
                 pointer = self._eval(arg_nodes[0], ctx)
                 if pointer.ref is not None and pointer.ref.loc is not None:
@@ -1133,16 +1389,28 @@ class EntryWalker:
             return Val()
         args = [self._value(a, ctx) for a in arg_nodes]
         if name in self.module.functions:
-            args = [Val(v.deps, None, v.is_pointer, v.fields, self._shape(a)) if v.ref is None else v
-                    for v, a in zip(args, arg_nodes)]
+            looked_at = []  # per argument: the parameters its shape was computed from
+            for i, (v, a) in enumerate(zip(args, arg_nodes)):
+                if v.ref is None:
+                    self._consults.append(set())
+                    args[i] = Val(v.deps, None, v.is_pointer, v.fields, self._shape(a))
+                    looked_at.append(self._consults.pop())
+                else:
+                    looked_at.append(())
             pointer_keys = frozenset(a.ref.local_key for a in args
                                      if a.is_pointer and a.ref.local_key is not None)
             for k in pointer_keys:
-                self.current.pop(k, None)  # the callee may store through the pointer
-            if pointer_keys:
-                for rec in self.loop_stack:
-                    rec.pointer_calls.append((self._stmt_in(rec), pointer_keys))
-            return self._call_function(name, args, site, ctx)
+                self._drop_current(k)  # the callee may store through the pointer
+            if pointer_keys and (self.loop_stack or self._traces):
+                self._emit_pointer_call(pointer_keys, self._loop_stmts())
+            result = self._call_function(name, args, site, ctx)
+            sensitive = self._sensitive.get(name)
+            if sensitive and self._consults:
+                # the callee looks at these arguments' shapes: so does this function
+                for (pname, _, _), params in zip(self.module.functions[name].params, looked_at):
+                    if pname in sensitive:
+                        self._consults[-1].update(params)
+            return result
         if name.startswith(("subgroup", "quad")):
             # equal within a subgroup at best, not across the workgroup
             return Val(_union(args) | {_interned(Source("builtin", name + "()"))})
@@ -1181,7 +1449,7 @@ class EntryWalker:
         src = _interned(Source("load", str(ref.loc), ref.loc, atomic=True,
                                rmw=None if name == "atomicLoad" else name, site=site))
         self._created(src)
-        self.load_refs[src] = ref
+        self._set_load_ref(src, ref)
         if name == "atomicCompareExchangeWeak" and operands and _plain_value(arg_nodes[1]) and any(
                 s.kind == "load" and s.loc is not None and s.loc.overlaps(ref.loc)
                 for s in operands[0].deps):
@@ -1201,14 +1469,11 @@ class EntryWalker:
         loc = ref.loc
         if loc.space not in ("storage", "workgroup"):
             return
-        if kind in ("write", "rmw"):
-            for rec in self.loop_stack:
-                rec.writes.append((self._stmt_in(rec), ref,
-                                   _LOCK_FREE if source is not None and source in self.lock_free else op))
-        self.result.accesses.append(Access(
+        stmts = self._loop_stmts() if kind in ("write", "rmw") else None
+        self._emit_access(Access(
             kind, atomic, op, loc, ref, site, self._next_seq(), ctx.guards,
             tuple(rec.key for rec in self.loop_stack), result_used, source, operand_deps,
-            operand_const, mask))
+            operand_const, mask), stmts)
 
 
 def analyze(module: ModuleInfo, text: str) -> list[EntryAnalysis]:
