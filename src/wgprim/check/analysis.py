@@ -288,6 +288,27 @@ def _union(vals) -> frozenset:
     return out
 
 
+def _block_end(events: list, begin: int) -> int:
+    """The index of the `pure_end` that closes the `pure_begin` at `begin`."""
+    depth = 0
+    for i in range(begin, len(events)):
+        kind = events[i][0]
+        if kind == "pure_begin":
+            depth += 1
+        elif kind == "pure_end":
+            depth -= 1
+            if depth == 0:
+                return i
+    raise AssertionError("a pure_begin without its pure_end")
+
+
+def _moved(access: Access, seq: int, loops: tuple) -> Access:
+    """`access` as it happens at another point of the walk."""
+    return Access(access.kind, access.atomic, access.op, access.loc, access.ref, access.site, seq,
+                  access.guards, loops, access.result_used, access.source, access.operand_deps,
+                  access.operand_const, access.mask)
+
+
 _CALL_GRAPHS: dict = {}
 
 
@@ -344,15 +365,21 @@ class EntryWalker:
         # function -> parameters whose index shape its walk looks at (`buf[j]`, `let p = j * 4u`):
         # a call's trace is replayed only where those arguments have the same shape
         self._sensitive: dict[str, set] = {}
+        # (function, its inputs) -> _Trace; kept from pass to pass: a trace is replayed only
+        # where what its walk read (variables, workgroup memory, loop state, summaries of
+        # pure calls) still holds what it held
+        self._trace_memo: dict = {}
 
     # ---- driver
 
     def run(self) -> EntryAnalysis:
         for _ in range(MAX_PASSES):
-            before = (dict(self.var_deps), dict(self.mem_deps), dict(self.loop_divergence),
-                      dict(self.loop_stores))
+            lock_free = len(self.lock_free)
             self._pass()
-            if before == (self.var_deps, self.mem_deps, self.loop_divergence, self.loop_stores):
+            if len(self.lock_free) == lock_free and all(
+                    table.get(key, EMPTY) == value for table, key, value in self._reads):
+                # every value the pass read is what the tables hold now: another pass would
+                # read and do exactly the same (the walk has converged)
                 break
         for access in self.result.accesses:
             if access.mask is None and access.source in self.name_masks:
@@ -398,7 +425,9 @@ class EntryWalker:
         self._summaries: dict = {}  # (pure function, argument deps) -> (result, reads it made)
         self._created_log: list[set] = []
         self._traces: list[_Trace] = []  # the calls being recorded, innermost last
-        self._trace_memo: dict = {}  # (function, its inputs) -> _Trace, for this pass
+        # (table, key, value) for every read of what earlier passes stored (var_deps,
+        # mem_deps, loop_divergence, loop_stores): the pass's result depends on nothing else
+        self._reads: list[tuple] = []
         self._consults: list[set] = []  # parameters looked at by the shapes being computed
         self.scopes: list[dict] = []
         # what each local variable holds here, for reads in straight-line code: an
@@ -440,21 +469,25 @@ class EntryWalker:
             memo_key = (name, tuple(a.deps for a in args))
             hit = self._summaries.get(memo_key)
             if hit is not None:
+                if self._traces:
+                    self._log("pure_hit", (memo_key, hit))
                 result, created = hit
                 for src in created:
                     self._created(src)
                 return result
+            # the first call in a pass: a trace around it records the walk as a block that
+            # a replay either does (still the first call) or skips (then a hit)
+            block = [memo_key, None]
+            if self._traces:
+                self._log("pure_begin", block)
             self._created_log.append(set())
-            # a trace around this call replays it as the hit it is at any later call
-            traces, self._traces = self._traces, []
             result = self._walk_function(name, fn, args, call_site, caller)
-            self._traces = traces
             created = self._created_log.pop()
             if self._created_log:
                 self._created_log[-1] |= created
-            self._summaries[memo_key] = (result, frozenset(created))
-            for src in created:
-                self._log("created", src)
+            block[1] = self._summaries[memo_key] = (result, frozenset(created))
+            if self._traces:
+                self._log("pure_end", block)
             return result
         if not self._replayable(name, args):
             return self._walk_function(name, fn, args, call_site, caller)
@@ -502,41 +535,46 @@ class EntryWalker:
     def _log(self, kind: str, payload, stmts: tuple | None = None):
         """Record an event in the traces being recorded; `stmts` (one per open loop) are
         cut to the loops each trace's call opened itself."""
-        for t in self._traces:
-            t.events.append((kind, payload, None if stmts is None else stmts[t.loop_depth:]))
+        if stmts is None:
+            event = (kind, payload, None)
+            for t in self._traces:
+                t.events.append(event)
+        else:
+            for t in self._traces:
+                t.events.append((kind, payload, stmts[t.loop_depth:]))
 
     def _loop_stmts(self) -> tuple:
         return tuple(self._stmt_in(rec) for rec in self.loop_stack)
 
     def _replay(self, trace: _Trace, call_site: Site, caller: Ctx) -> bool:
         """Do at this call site what the recorded walk did at its own. False (nothing
-        done) when a loop inside saw other state at its own call path than this path
-        holds now: then the call is walked."""
+        done) when the walk read something that no longer holds what it held (a variable,
+        workgroup memory, a loop's state at this call path, the summary of a pure call):
+        then the call is walked."""
         prefix = self.context + ((call_site.line, call_site.column),)
         cut = trace.context_len + 1
 
         def here(key):
             return key[0], key[1], prefix + key[2][cut:]
 
-        for kind, payload, _ in trace.events:
-            if kind == "enter":
-                _node, key, _depth, seen_divergence, seen_stores = payload
-                key = here(key)
-                if self.loop_divergence.get(key, EMPTY) != seen_divergence or any(
-                        self.loop_stores.get((key, var), EMPTY) != value for var, value in seen_stores):
-                    return False
+        events = trace.events
+        if not self._still_holds(events, here):
+            return False
         self.call_stack.append(Frame(call_site, trace.name, caller.control))
         outer_frames = self._frames(call_site, caller)[:-1]
         self.call_stack.pop()
         at_call = self.caller_stmts + [self.stmt_id]
         outer = tuple(at_call[rec.depth] for rec in self.loop_stack)
         depth_shift = len(self.caller_stmts) - trace.caller_depth
-        for kind, payload, stmts in trace.events:
+        i, n = 0, len(events)
+        while i < n:
+            kind, payload, stmts = events[i]
+            i += 1
             if stmts is not None:
                 stmts = outer + stmts
             if kind == "access":
-                self._emit_access(replace(payload, seq=self._next_seq(),
-                                          loops=tuple(rec.key for rec in self.loop_stack)), stmts)
+                self._emit_access(_moved(payload, self._next_seq(),
+                                         tuple(rec.key for rec in self.loop_stack)), stmts)
             elif kind == "created":
                 self._created(payload)
             elif kind == "load_ref":
@@ -560,12 +598,82 @@ class EntryWalker:
                                  seen_divergence, seen_stores)
             elif kind == "exit":
                 self._exit_loop(payload)
+            elif kind == "var_read" or kind == "mem_read":
+                self._reads.append((self.var_deps if kind == "var_read" else self.mem_deps,) + payload)
+                if self._traces:
+                    self._log(kind, payload)  # what a trace around this call depends on
+            elif kind == "pure_begin":
+                summary = self._summaries.get(payload[0])
+                if summary is not None:  # walked since: a hit now, as a call would be
+                    if self._traces:
+                        self._log("pure_hit", (payload[0], summary))
+                    for src in summary[1]:
+                        self._created(src)
+                    i = _block_end(events, i - 1) + 1
+                elif self._traces:
+                    self._log(kind, payload)
+            elif kind == "pure_end":
+                self._summaries[payload[0]] = payload[1]
+                if self._traces:
+                    self._log(kind, payload)
+            elif kind == "pure_hit":
+                if self._traces:
+                    self._log(kind, payload)
+            elif kind == "cond":
+                self._note_condition(*payload)
+            elif kind == "mem_store":
+                root, deps = payload
+                self.mem_deps[root] = self.mem_deps.get(root, EMPTY) | deps
+                if self._traces:
+                    self._log(kind, payload)
+            elif kind == "lower_bound":
+                self._note_lower_bound(payload)
+            elif kind == "mask":
+                self._note_mask(*payload)
+            elif kind == "lock_free":
+                self._note_lock_free(payload)
+            else:
+                raise AssertionError(kind)
         for key, value in trace.current.items():
             if value is None:
                 self._drop_current(key)
             else:
                 self._set_current(key, value)
         self.call_guards |= trace.guards
+        return True
+
+    def _still_holds(self, events: list, here) -> bool:
+        """Whether every read the events record would read the same now (pure calls:
+        a hit with the same summary, or a first call whose walk's reads still hold)."""
+        pending = {}  # summaries the replay itself will have stored by then
+        i, n = 0, len(events)
+        while i < n:
+            kind, payload, _ = events[i]
+            if kind == "var_read":
+                if self.var_deps.get(payload[0], EMPTY) != payload[1]:
+                    return False
+            elif kind == "mem_read":
+                if self.mem_deps.get(payload[0], EMPTY) != payload[1]:
+                    return False
+            elif kind == "enter":
+                _node, key, _depth, seen_divergence, seen_stores = payload
+                key = here(key)
+                if self.loop_divergence.get(key, EMPTY) != seen_divergence or any(
+                        self.loop_stores.get((key, var), EMPTY) != value for var, value in seen_stores):
+                    return False
+            elif kind == "pure_begin":
+                known = self._summaries.get(payload[0]) or pending.get(payload[0])
+                if known is not None:
+                    if known != payload[1]:
+                        return False
+                    i = _block_end(events, i)
+            elif kind == "pure_end":
+                pending[payload[0]] = payload[1]
+            elif kind == "pure_hit":
+                known = self._summaries.get(payload[0]) or pending.get(payload[0])
+                if known != payload[1]:
+                    return False
+            i += 1
         return True
 
     def _emit_access(self, access: Access, stmts: tuple | None):
@@ -628,6 +736,9 @@ class EntryWalker:
                 t.current[key] = None
 
     def _enter_loop(self, rec: _LoopRecord, seen_divergence: frozenset, seen_stores: tuple):
+        self._reads.append((self.loop_divergence, rec.key, seen_divergence))
+        for var, value in seen_stores:
+            self._reads.append((self.loop_stores, (rec.key, var), value))
         self.loop_stack.append(rec)
         if self._traces:
             self._log("enter", (rec.node, rec.key, rec.depth, seen_divergence, seen_stores))
@@ -639,6 +750,21 @@ class EntryWalker:
         self.loops_seen.append(rec)  # judged once the walk has converged (see run)
         if self._traces:
             self._log("exit", divergence)
+
+    def _note_lower_bound(self, position: tuple):
+        self.result.lower_bound_tests.add(position)
+        if self._traces:
+            self._log("lower_bound", position)
+
+    def _note_mask(self, src: Source, mask: int):
+        self.name_masks[src] = self.name_masks.get(src, 0) | mask
+        if self._traces:
+            self._log("mask", (src, mask))
+
+    def _note_lock_free(self, src: Source):
+        self.lock_free.add(src)
+        if self._traces:
+            self._log("lock_free", src)
 
     def _walk_function(self, name, fn, args, call_site, caller) -> Val:
         self.call_stack.append(Frame(call_site, name, caller.control))
@@ -700,7 +826,13 @@ class EntryWalker:
 
     def _var_value(self, key: str) -> frozenset:
         current = self.current.get(key)
-        return self.var_deps.get(key, EMPTY) if current is None else current
+        if current is not None:
+            return current
+        value = self.var_deps.get(key, EMPTY)
+        self._reads.append((self.var_deps, key, value))
+        if self._traces:
+            self._log("var_read", (key, value))
+        return value
 
     def _join_loop_stores(self, node, loop_key) -> tuple:
         """Variables assigned in `node` (a loop) may hold, in and after it, what any round
@@ -846,12 +978,19 @@ class EntryWalker:
 
     def _store_mem(self, loc, data: frozenset, control: frozenset):
         deps = data | _indirect(control)
+        if self._traces:
+            self._log("mem_store", (loc.root, deps))
         self.mem_deps[loc.root] = self.mem_deps.get(loc.root, EMPTY) | deps
 
     def _condition(self, node, ctx: Ctx) -> frozenset:
         deps = self._value(node, ctx).deps
-        self.cond_deps[id(node)] = self.cond_deps.get(id(node), EMPTY) | deps
+        self._note_condition(id(node), deps)
         return deps
+
+    def _note_condition(self, node_id: int, deps: frozenset):
+        self.cond_deps[node_id] = self.cond_deps.get(node_id, EMPTY) | deps
+        if self._traces:
+            self._log("cond", (node_id, deps))
 
     def _stmt_if_stmt(self, stmt, ctx):
         _attrs, cond, then, other = stmt.children
@@ -1090,7 +1229,13 @@ class EntryWalker:
 
     def _mem(self, loc) -> frozenset:
         """What was stored into workgroup memory at `loc` (nothing for other spaces)."""
-        return self.mem_deps.get(loc.root, EMPTY) if loc.space == "workgroup" else EMPTY
+        if loc.space != "workgroup":
+            return EMPTY
+        value = self.mem_deps.get(loc.root, EMPTY)
+        self._reads.append((self.mem_deps, loc.root, value))
+        if self._traces:
+            self._log("mem_read", (loc.root, value))
+        return value
 
     def _created(self, src: Source):
         for rec in self.loop_stack:
@@ -1114,7 +1259,7 @@ class EntryWalker:
                 call = node.children[0] if op in (">=", ">") else node.children[2]
                 if (isinstance(call, Tree) and call.data == "call_expr"
                         and str(call.children[0]) == "atomicLoad" and not call.meta.empty):
-                    self.result.lower_bound_tests.add((call.meta.line, call.meta.column))
+                    self._note_lower_bound((call.meta.line, call.meta.column))
             if op == "&":  # `atomicLoad(&f) & MASK`: only MASK's bits are read
                 for call, other in ((node.children[0], node.children[2]), (node.children[2], node.children[0])):
                     if (isinstance(call, Tree) and call.data == "call_expr"
@@ -1128,7 +1273,7 @@ class EntryWalker:
                         if m is not None:
                             for src in self._lookup(str(call.children[0])).deps:
                                 if src.kind == "load" and src.atomic and not src.indirect:
-                                    self.name_masks[src] = self.name_masks.get(src, 0) | m
+                                    self._note_mask(src, m)
             return Val(self._value(node.children[0], ctx).deps | self._value(node.children[2], ctx).deps)
         if kind == "unop":
             op, operand = node.children
@@ -1454,7 +1599,7 @@ class EntryWalker:
                 s.kind == "load" and s.loc is not None and s.loc.overlaps(ref.loc)
                 for s in operands[0].deps):
             # expecting exactly what was read (not `v & ~1u`, which waits for a bit to clear)
-            self.lock_free.add(src)
+            self._note_lock_free(src)
         if name == "atomicCompareExchangeWeak" and len(arg_nodes) == 3:
             expected = self._const(arg_nodes[1])
             if expected is not None:
