@@ -365,6 +365,7 @@ class EntryWalker:
         # function -> parameters whose index shape its walk looks at (`buf[j]`, `let p = j * 4u`):
         # a call's trace is replayed only where those arguments have the same shape
         self._sensitive: dict[str, set] = {}
+        self._texts: dict[int, str] = {}  # index expression -> its source text
         # (function, its inputs) -> _Trace; kept from pass to pass: a trace is replayed only
         # where what its walk read (variables, workgroup memory, loop state, summaries of
         # pure calls) still holds what it held
@@ -858,15 +859,14 @@ class EntryWalker:
             saved_call_guards, self.call_guards = self.call_guards, EMPTY
             f = self._stmt(stmt, ctx)
             if self.call_guards:
-                ctx = replace(ctx, guards=ctx.guards | self.call_guards)
+                ctx = Ctx(ctx.control, ctx.guards | self.call_guards)
             self.call_guards = saved_call_guards
             flow.leaves |= f.leaves
             if f.leaves and f.divergence:
                 flow.divergence |= f.divergence
-                ctx = replace(ctx, control=ctx.control | f.divergence,
-                              guards=ctx.guards | _atomic_reads(f.divergence))
+                ctx = Ctx(ctx.control | f.divergence, ctx.guards | _atomic_reads(f.divergence))
             if f.waited:
-                ctx = replace(ctx, guards=ctx.guards | f.waited)
+                ctx = Ctx(ctx.control, ctx.guards | f.waited)
             if not f.falls:
                 flow.falls = False
                 break
@@ -1054,7 +1054,7 @@ class EntryWalker:
         seen_divergence = self.loop_divergence.get(key, EMPTY)
         self._enter_loop(rec, seen_divergence, seen_stores)
         self.depth += 1
-        body_ctx = replace(ctx, control=ctx.control | seen_divergence)
+        body_ctx = Ctx(ctx.control | seen_divergence, ctx.guards)
         cond, body, cont, break_if, update = loops.loop_parts(stmt)
         divergence = EMPTY
         self.stmt_id = id(stmt)  # what the condition does belongs to the loop itself
@@ -1065,7 +1065,7 @@ class EntryWalker:
         if flow.leaves:
             divergence |= flow.divergence
         if cont or break_if is not None:
-            cont_ctx = replace(body_ctx, control=body_ctx.control | flow.divergence)
+            cont_ctx = Ctx(body_ctx.control | flow.divergence, body_ctx.guards)
             self._block(cont, cont_ctx)
             if break_if is not None:
                 self.stmt_id = id(stmt)
@@ -1221,10 +1221,11 @@ class EntryWalker:
             deps = (val.deps | ref.index_deps | {_interned(Source("var", ref.local_key))}
                     | self._var_value(ref.local_key))
             return Val(deps)
-        src = _interned(Source("load", str(ref.loc), ref.loc, site=Site.of(node)))
+        site = Site.of(node)
+        src = _interned(Source("load", str(ref.loc), ref.loc, site=site))
         self._created(src)
         self._set_load_ref(src, ref)
-        self._access("read", False, None, ref, Site.of(node), ctx, source=src)
+        self._access("read", False, None, ref, site, ctx, source=src)
         return Val(val.deps | ref.index_deps | {src} | self._mem(ref.loc))
 
     def _mem(self, loc) -> frozenset:
@@ -1288,14 +1289,14 @@ class EntryWalker:
             base = self._eval(node.children[0], ctx)
             index = self._value(node.children[1], ctx)
             if base.ref is not None:
-                text = " ".join(self._source_text(node.children[1]).split())
-                ref = replace(base.ref, index_deps=base.ref.index_deps | index.deps,
-                              index_texts=base.ref.index_texts + (text,),
-                              const_index=base.ref.const_index + (self._const(node.children[1]),),
-                              index_dep_list=base.ref.index_dep_list + (index.deps,),
-                              # (a function's own array: its index shape is never compared)
-                              index_shapes=base.ref.index_shapes + (
-                                  self._shape(node.children[1]) if base.ref.loc is not None else indices.UNKNOWN,))
+                b = base.ref
+                ref = Ref(b.loc, b.local_key, b.index_deps | index.deps,
+                          b.index_texts + (self._index_text(node.children[1]),),
+                          b.const_index + (self._const(node.children[1]),),
+                          b.index_dep_list + (index.deps,),
+                          # (a function's own array: its index shape is never compared)
+                          b.index_shapes + (self._shape(node.children[1]) if b.loc is not None
+                                            else indices.UNKNOWN,))
                 return Val(base.deps, ref)
             return Val(base.deps | index.deps)
         if kind == "member":
@@ -1305,7 +1306,9 @@ class EntryWalker:
                 return base.fields[name]
             if base.ref is not None:
                 if base.ref.loc is not None:
-                    return Val(base.deps, replace(base.ref, loc=base.ref.loc.member(name)))
+                    b = base.ref
+                    return Val(base.deps, Ref(b.loc.member(name), b.local_key, b.index_deps, b.index_texts,
+                                              b.const_index, b.index_dep_list, b.index_shapes))
                 return Val(base.deps, base.ref)
             return Val(base.deps)
         if kind == "call_expr":
@@ -1508,6 +1511,13 @@ class EntryWalker:
         if name == "select" and len(args) == 3:
             return indices.hull(args[0], args[1])
         return indices.UNKNOWN
+
+    def _index_text(self, node) -> str:
+        """An index expression's source, blanks normalized (to compare indices)."""
+        text = self._texts.get(id(node))
+        if text is None:
+            text = self._texts[id(node)] = " ".join(self._source_text(node).split())
+        return text
 
     def _source_text(self, node) -> str:
         meta = node.meta
