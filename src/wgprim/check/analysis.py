@@ -28,6 +28,7 @@ from .symbols import ModuleInfo, attributes, type_name
 
 MAX_PASSES = 12
 MAX_CALL_DEPTH = 24
+LOOP_ROUNDS = 3  # walks of a loop within one pass, at most
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,23 @@ class _Trace:
     current: dict = field(default_factory=dict)  # outside variables it left strongly updated (None: dropped)
     result: object = None
     guards: frozenset = EMPTY  # what the call leaves in `call_guards`
+
+
+@dataclass
+class _Mark:
+    """Where the walk's records stood, to undo a loop's round (`EntryWalker._rewind`)."""
+
+    seq: int
+    accesses: int
+    barriers: int
+    loops: int
+    returns: int
+    reads: int
+    summaries: int
+    call_guards: frozenset
+    current: dict
+    recs: list
+    traces: list
 
 
 _ATOMIC_READS: dict = {}
@@ -1047,8 +1065,44 @@ class EntryWalker:
         return flow
 
     def _loop(self, stmt: Tree, ctx: Ctx) -> Flow:
+        """Walks the loop; again (its first rounds undone) while what a round reads from
+        the tables is changed by the round itself (a counter's stores reach its test,
+        which decides the body's control): the whole walk then needs fewer passes."""
         site = Site.of(stmt)
         key = (site.line, site.column, self.context)
+        for _ in range(LOOP_ROUNDS - 1):
+            mark = self._mark()
+            flow = self._loop_round(stmt, ctx, key)
+            if all(table.get(k, EMPTY) == value for table, k, value in self._reads[mark.reads:]):
+                return flow
+            self._rewind(mark)
+        return self._loop_round(stmt, ctx, key)
+
+    def _mark(self) -> "_Mark":
+        return _Mark(self.seq, len(self.result.accesses), len(self.result.barriers), len(self.loops_seen),
+                     len(self.returns), len(self._reads), len(self._summaries), self.call_guards,
+                     dict(self.current),
+                     [(rec, len(rec.writes), len(rec.assignments), len(rec.pointer_calls))
+                      for rec in self.loop_stack],
+                     [(t, len(t.events), dict(t.current)) for t in self._traces])
+
+    def _rewind(self, mark: "_Mark"):
+        """Undo what the walk recorded since `mark` (the tables keep what it stored: they
+        only grow)."""
+        self.seq = mark.seq
+        del self.result.accesses[mark.accesses:], self.result.barriers[mark.barriers:]
+        del self.loops_seen[mark.loops:], self.returns[mark.returns:], self._reads[mark.reads:]
+        for k in list(self._summaries)[mark.summaries:]:
+            del self._summaries[k]  # a pure call first walked there is first walked again
+        self.call_guards = mark.call_guards
+        self.current = mark.current
+        for rec, writes, assignments, pointer_calls in mark.recs:
+            del rec.writes[writes:], rec.assignments[assignments:], rec.pointer_calls[pointer_calls:]
+        for t, events, current in mark.traces:
+            del t.events[events:]
+            t.current = current
+
+    def _loop_round(self, stmt: Tree, ctx: Ctx, key: tuple) -> Flow:
         rec = _LoopRecord(key, stmt, self.seq + 1, depth=len(self.caller_stmts))
         seen_stores = self._join_loop_stores(stmt, key)
         seen_divergence = self.loop_divergence.get(key, EMPTY)
