@@ -327,6 +327,7 @@ def _moved(access: Access, seq: int, loops: tuple) -> Access:
                   access.operand_const, access.mask)
 
 
+_NOTHING = Val()  # a value that depends on nothing (shared: Vals are never changed in place)
 _CALL_GRAPHS: dict = {}
 
 
@@ -384,6 +385,7 @@ class EntryWalker:
         # a call's trace is replayed only where those arguments have the same shape
         self._sensitive: dict[str, set] = {}
         self._texts: dict[int, str] = {}  # index expression -> its source text
+        self._module_vals: dict[str, Val] = {}  # what a module-scope name evaluates to
         # (function, its inputs) -> _Trace; kept from pass to pass: a trace is replayed only
         # where what its walk read (variables, workgroup memory, loop state, summaries of
         # pure calls) still holds what it held
@@ -819,12 +821,17 @@ class EntryWalker:
         for scope in reversed(self.scopes):
             if name in scope:
                 return scope[name]
-        loc = self.module.globals.get(name)
-        if loc is not None:
-            if loc.space == "private":
-                return Val(ref=Ref(local_key=f"private:{name}"))
-            return Val(ref=Ref(loc=loc))
-        return Val()  # constants, overrides, type names, enumerants: uniform
+        val = self._module_vals.get(name)
+        if val is None:
+            loc = self.module.globals.get(name)
+            if loc is None:
+                val = Val()  # constants, overrides, type names, enumerants: uniform
+            elif loc.space == "private":
+                val = Val(ref=Ref(local_key=f"private:{name}"))
+            else:
+                val = Val(ref=Ref(loc=loc))
+            self._module_vals[name] = val  # (never changed in place: shared)
+        return val
 
     def _var_key(self, name: str, node) -> str:
         site = Site.of(node)
@@ -1302,12 +1309,12 @@ class EntryWalker:
 
     def _eval(self, node, ctx: Ctx) -> Val:
         if isinstance(node, Token):
-            return Val()
+            return _NOTHING
         kind = node.data
         if kind == "ident_expr":
             return self._lookup(str(node.children[0]))
         if kind == "literal":
-            return Val()
+            return _NOTHING
         if kind == "binop":
             op = str(node.children[1])
             if op in (">=", ">", "<=", "<"):  # `atomicLoad(&count) >= CAP`: a lower bound
