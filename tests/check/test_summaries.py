@@ -1,0 +1,150 @@
+"""Summaries change nothing: the analysis that replays traces of calls and walks loops again
+within a pass records exactly what the plain walk records (every call walked at its site,
+one walk of each loop per pass), event for event, on every shipped kernel, every corpus
+file, and sources written to stress replay (a helper called from many sites, inside
+loops, under different guards, through pointers, with a pure call inside)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from wgprim.check import analysis, check_source
+from wgprim.check.parser import parse
+from wgprim.check.symbols import collect
+
+HERE = Path(__file__).parent
+FILES = sorted((HERE.parents[1] / "src" / "wgprim" / "kernels").glob("*.wgsl")) + sorted(
+    (HERE / "corpus").rglob("*.wgsl"))
+
+
+def _record(entries) -> list:
+    """Everything the rules read, in order."""
+    out = []
+    for e in entries:
+        out.append((
+            e.entry, e.stage, e.single_invocation, sorted(e.lower_bound_tests),
+            [(a.kind, a.atomic, a.op, a.loc, a.ref, a.site, a.seq, a.guards, a.loops, a.result_used,
+              a.source, a.operand_deps, a.operand_const, a.mask) for a in e.accesses],
+            [(b.name, b.site, b.seq, [(f.site, f.function, f.control) for f in b.frames]) for b in e.barriers],
+            [(loop.key, loop.site, loop.waited, loop.seq_start, loop.seq_end) for loop in e.spin_loops],
+            dict(e.load_refs)))
+    return out
+
+
+def _both(text: str, monkeypatch) -> tuple[list, list]:
+    module = collect(parse(text).tree)
+    fast = _record(analysis.analyze(module, text))
+    monkeypatch.setattr(analysis, "REPLAY", False)
+    monkeypatch.setattr(analysis, "LOOP_ROUNDS", 1)
+    plain = _record(analysis.analyze(module, text))
+    return fast, plain
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_same_record_as_the_plain_walk(path: Path, monkeypatch):
+    text = path.read_text(encoding="utf-8")
+    try:
+        fast, plain = _both(text, monkeypatch)
+    except Exception as error:  # files the checker refuses (syntax cases)
+        pytest.skip(f"not analyzed: {type(error).__name__}")
+    assert fast == plain
+
+
+# A helper with a wait inside, called from several sites and loops; a helper that bumps
+# the caller's counter through a pointer (the budget of one loop, not of the other); a
+# barrier in a helper called once under uniform and once under non-uniform control; a pure
+# helper first called inside another helper.
+STRESS = """
+struct Flags { ready: array<atomic<u32>, 64>, count: atomic<u32> }
+@group(0) @binding(0) var<storage, read_write> flags: Flags;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+var<workgroup> tile: array<u32, 64>;
+var<private> seen: u32;
+
+fn slot(i: u32) -> u32 { return (i * 7u) & 63u; }
+
+fn wait_for(i: u32) -> u32 {
+  loop {
+    let v = atomicLoad(&flags.ready[slot(i)]);
+    if (v != 0u) { return v; }
+  }
+}
+
+fn poll_once(i: u32, tries: ptr<function, u32>) -> bool {
+  *tries = *tries + 1u;
+  return atomicLoad(&flags.ready[slot(i)]) != 0u;
+}
+
+fn sync_tile(lid: u32) {
+  tile[lid] = seen;
+  workgroupBarrier();
+  seen = tile[(lid + 1u) & 63u];
+}
+
+fn publish(i: u32, v: u32) {
+  out[i] = v;
+  atomicStore(&flags.ready[i & 63u], 1u);
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  sync_tile(lid);
+  if (lid == 0u) {
+    out[0] = wait_for(wid.x);
+  }
+  for (var k = 0u; k < 4u; k++) {
+    out[k + 1u] = wait_for(wid.x + k);
+    publish(wid.x + k, k);
+  }
+  var tries = 0u;
+  loop {
+    if (poll_once(wid.x, &tries)) { break; }
+    if (tries > 64u) { break; }
+  }
+  var forever = 0u;
+  loop {
+    if (poll_once(wid.x + 1u, &forever)) { break; }
+  }
+  if (atomicLoad(&flags.count) > 3u) {
+    sync_tile(lid);
+    publish(wid.x, 7u);
+  }
+  if (lid < 32u) {
+    sync_tile(lid);
+  }
+  sync_tile(lid);
+}
+
+@compute @workgroup_size(64)
+fn second(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  for (var k = 0u; k < 2u; k++) {
+    sync_tile(lid);
+    publish(wid.x * 2u + k, wait_for(k));
+  }
+}
+"""
+
+
+def test_stress_source_same_record(monkeypatch):
+    fast, plain = _both(STRESS, monkeypatch)
+    assert fast == plain
+
+
+def test_stress_source_findings():
+    """What the stress source is: waits in the helper at each of its loops (reported at
+    the helper's loop), the unbounded poll (its counter is never tested), barriers under
+    non-uniform control; the budgeted poll is fine."""
+    findings = check_source(STRESS)
+    by_rule = {}
+    for f in findings:
+        by_rule.setdefault(f.rule, set()).add(f.line)
+    lines = STRESS.splitlines()
+
+    def line_of(text, start=0):
+        return next(i + 1 for i, line in enumerate(lines) if i >= start and text in line)
+
+    assert line_of("  loop {") in by_rule["spin-wait"]  # inside wait_for
+    assert line_of("  loop {", line_of("var forever")) in by_rule["spin-wait"]
+    assert line_of("  loop {", line_of("var tries")) not in by_rule["spin-wait"]
+    assert line_of("sync_tile(lid);", line_of("if (lid < 32u)")) in by_rule["nonuniform-barrier"]
