@@ -68,7 +68,9 @@ missing path, a directory without `.wgsl` files, a file that is not UTF-8 text, 
 file, and files that are not WGSL but something that renders it — template placeholders
 (`{{x}}`, `${x}`), preprocessor directives (`#import`, `#define_import_path`, `#ifdef`;
 check the shader after they are resolved) and naga's 64-bit literal suffixes (`1li`,
-`0lu`), which the message names as naga extensions. Should the checker itself fail on a
+`0lu`), which the message names as naga extensions. Spellings of early WGSL drafts are
+named as such, with today's spelling: `[[attribute]]` (write `@attribute`), a module-scope
+`let` (`const`), a `type` alias (`alias`), `;` after struct members (`,`). Should the checker itself fail on a
 file, that too is one line (naming the file), and the other files are still checked.
 
 ## Pre-commit hook
@@ -191,8 +193,9 @@ lines are 40% of it.
   bits this dispatch never sets; different constant indices of one array; one-invocation
   dispatches; the release of a lock; bail-outs on failure words this dispatch never sets.
 - Rule precedence that does not depend on the selection; `--format sarif`; a pre-commit
-  hook; one-line errors for inputs that are not WGSL; `kernels/histogram.wgsl` checked in
-  about 0.6 s instead of 3.6 s.
+  hook; one-line errors for inputs that are not WGSL; each called function's walk kept as
+  a trace and replayed at other call sites and in later repetitions, loops settled within
+  a repetition (`kernels/histogram.wgsl` checked in about 0.2 s instead of 3.6 s).
 - Regions of one flat buffer: indices with constant offsets, masks, remainders, shifts,
   `min`/`clamp` and workgroup windows are told apart (see "How it works"), so reading one
   region while adding into another, or reading back a workgroup's own window of a flat

@@ -241,10 +241,18 @@ def _to_lark_tokens(raw_tokens) -> list:
     return tokens
 
 
-def _old_spelling(tok, expected) -> str | None:
+def _old_spelling(tok, expected, text: str, offset: int) -> str | None:
     """A message for constructs of drafts of WGSL that the language has since dropped."""
     if tok.value == "let" and "_FN" in expected:  # where a declaration starts
         return "'let' at module scope is the spelling of early WGSL drafts (not WGSL today): write 'const'"
+    if tok.value == "type" and "_FN" in expected:
+        return "'type' aliases are the spelling of early WGSL drafts (not WGSL today): write 'alias'"
+    if tok.value == "[" and text.startswith("[[", offset):
+        return ("'[[attribute]]' is the attribute spelling of early WGSL drafts (not WGSL today): "
+                "write '@attribute'")
+    if tok.value == ";" and {_TERMINAL_NAMES.get(name) for name in expected} == {"','", "'}'"}:
+        return ("';' after a struct member is the spelling of early WGSL drafts (not WGSL today): "
+                "members are separated by ','")
     return None
 
 
@@ -260,7 +268,7 @@ def parse(text: str, path: str | None = None) -> ParsedModule:
             raise WgslSyntaxError("unexpected end of file" + _describe_expected(e.expected),
                                   line, col, path) from None
         offset = sum(len(l) for l in text.splitlines(keepends=True)[:tok.line - 1]) + tok.column - 1
-        message = not_wgsl_reason(text, offset) or _old_spelling(tok, e.expected) or (
+        message = not_wgsl_reason(text, offset) or _old_spelling(tok, e.expected, text, offset) or (
             f"unexpected {tok.value!r}" + _describe_expected(e.expected))
         raise WgslSyntaxError(message, tok.line, tok.column, path) from None
     return ParsedModule(tree, comments, text, path)
