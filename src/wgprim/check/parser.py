@@ -26,6 +26,7 @@ from pathlib import Path
 import lark
 from lark import Token, Tree
 from lark.lexer import Lexer
+from lark.parse_tree_builder import ExpandSingleChild
 from lark.parsers.lalr_analysis import Shift
 
 from .errors import WgslSyntaxError
@@ -121,7 +122,9 @@ def _tables():
 
 def _compile(parser):
     """(actions per state, start state, end state) of a lark LALR parser. An action is
-    (True, next state) for a shift, or (False, (size, nonterminal, callback)) for a reduce."""
+    (True, next state) for a shift, or (False, (size, nonterminal, callback)) for a reduce;
+    size is -1 for a `?rule` of one symbol, which passes its child through unchanged (lark's
+    ExpandSingleChild of one child): the loop then only changes state."""
     table = parser.parser.parser._parse_table
     callbacks = parser._callbacks
     reduces = {}
@@ -133,7 +136,10 @@ def _compile(parser):
                 row[symbol] = (True, arg)
             else:
                 if arg not in reduces:
-                    reduces[arg] = (len(arg.expansion), arg.origin.name, callbacks[arg])
+                    size, callback = len(arg.expansion), callbacks[arg]
+                    if size == 1 and type(callback) is ExpandSingleChild:
+                        size = -1
+                    reduces[arg] = (size, arg.origin.name, callback)
                 row[symbol] = (False, reduces[arg])
         states[state] = row
     return states, table.start_states["start"], table.end_states["start"]
@@ -166,6 +172,12 @@ def _run(tokens: list) -> Tree:
                 span_stack.append((token, token))
                 break
             size, origin, callback = arg
+            if size < 0:  # passes its child through: nothing to build, nothing to add
+                goto = states[state_stack[-2]][origin][1]
+                state_stack[-1] = goto
+                if token is end and goto == end_state:
+                    return value_stack[-1]
+                continue
             if size == 1:
                 child = value_stack[-1]
                 value = callback([child])
