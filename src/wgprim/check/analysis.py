@@ -128,6 +128,20 @@ def _indirect(control: frozenset) -> frozenset:
     return out
 
 
+_SUBTREES: dict = {}
+
+
+def _subtrees(node: Tree) -> list:
+    """Every tree node under `node`, itself included, in no particular order (memoized:
+    each function's body is searched several times)."""
+    hit = _SUBTREES.get(id(node))
+    if hit is None or hit[0] is not node:
+        if len(_SUBTREES) > 20000:
+            _SUBTREES.clear()
+        hit = _SUBTREES[id(node)] = (node, list(node.iter_subtrees_topdown()))
+    return hit[1]
+
+
 _ASSIGNED: dict = {}
 
 
@@ -136,7 +150,7 @@ def _assigned_names(node: Tree) -> frozenset:
     names = _ASSIGNED.get(id(node))
     if names is None or names[0] is not node:
         found = set()
-        for sub in node.iter_subtrees():
+        for sub in _subtrees(node):
             target = None
             if sub.data in ("assign", "compound_assign", "increment", "decrement"):
                 target = sub.children[0]
@@ -174,11 +188,11 @@ def _compute_pure(module: ModuleInfo, name: str) -> bool:
     if any(ptype is not None and "ptr" in str(ptype.children[0]) for _, ptype, _ in fn.params):
         return False
     local = {p for p, _, _ in fn.params}
-    for node in fn.node.iter_subtrees():
+    for node in _subtrees(fn.node):
         if node.data in ("var_decl", "let_decl", "const_decl"):
             typed = node.children[1] if node.data == "var_decl" else node.children[0]
             local.add(str(typed.children[0]))
-    for node in fn.node.iter_subtrees():
+    for node in _subtrees(fn.node):
         if node.data in ("assign", "compound_assign", "increment", "decrement"):
             target = node.children[0]
             while isinstance(target, Tree) and target.data in ("index", "member"):
@@ -346,7 +360,7 @@ def _call_graph(module: ModuleInfo, name: str) -> tuple[frozenset, int | None]:
         return memo[name]
     memo[name] = (frozenset(), None)  # on the way: a cycle when met again
     reach, height = set(), 1
-    for node in module.functions[name].node.iter_subtrees():
+    for node in _subtrees(module.functions[name].node):
         if node.data in ("call_expr", "call_stmt"):
             callee = str(node.children[0])
             if callee in module.functions:
@@ -957,7 +971,7 @@ class EntryWalker:
         used = self._used.get(function)
         if used is None:
             node = self.module.functions[function].node
-            used = self._used[function] = {str(n.children[0]) for n in node.iter_subtrees()
+            used = self._used[function] = {str(n.children[0]) for n in _subtrees(node)
                                            if n.data in ("ident_expr", "lhs_ident")}
         return used
 
