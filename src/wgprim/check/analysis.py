@@ -8,12 +8,20 @@ how a wait travels through `var<workgroup>` and `workgroupUniformLoad`). The wal
 until those dependencies stop growing (loops feed values back); the events of the last
 pass are what the rules read, and each loop is judged once, then (`_waited_storage`).
 
-Functions that only compute (`_is_pure`) are summarized: walked once per pass for each
-distinct set of argument dependencies. Other functions are summarized too, as a trace: the
-first walk of a call records what it does (accesses, barriers, loops, stores, what it adds
-to the loops around the call) relative to its call site; a later call with the same
-arguments, guards and enclosing state replays the trace there (`_Trace`, `_replay`): the
-same events, with the call path, sequence numbers and enclosing loops of the new site.
+Speed, without changing what is recorded (tests/check/test_summaries.py compares with the
+plain walk, event for event):
+- Every read of what earlier passes stored (`var_deps`, `mem_deps`, `loop_divergence`,
+  `loop_stores`) is noted; a pass whose reads all still hold at its end is the last one
+  (another would read and do the same).
+- A loop whose round changed what the round read is walked again at once, the records of
+  the first round undone (`_mark`, `_rewind`): loop-carried values settle within a pass.
+- Functions that only compute (`_is_pure`) are walked once per pass for each distinct set
+  of argument dependencies. Every other call is kept as a trace: its first walk records
+  what it does (accesses, barriers, loops, stores, reads, what it adds to the loops around
+  the call) relative to its call site; a call with the same arguments and guards, at
+  another site or in a later pass, replays the trace there when everything it read still
+  holds (`_Trace`, `_replay`): the same events, with the call path, sequence numbers and
+  enclosing loops of the new site.
 """
 from __future__ import annotations
 
