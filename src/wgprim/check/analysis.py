@@ -36,7 +36,7 @@ from .symbols import ModuleInfo, attributes, type_name
 
 MAX_PASSES = 12
 MAX_CALL_DEPTH = 24
-LOOP_ROUNDS = 3  # walks of a loop within one pass, at most
+LOOP_ROUNDS = 2  # walks of a loop within one pass, at most (more cost more than the passes they save)
 # replay traces of calls (see _Trace); off, every call is walked (what the tests compare with)
 REPLAY = True
 
