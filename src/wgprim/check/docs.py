@@ -170,15 +170,17 @@ than c stay in each workgroup's own region (`hist[wid.x * 64u + (key & 63u)]`). 
 `u32` arithmetic is taken into account. A randomized test checks these claims against
 brute-force evaluation.
 
-`wgprim check src/wgprim/kernels/` (32 files) takes 1.35 to 1.7 s of CPU on one core of
-the shared 2-core machine it was measured on (2026-12-01, process CPU time of the whole
-command including Python's start; the same command took 1.95 to 2.3 s there before calls
-were replayed from traces, and 2.0 to 3.7 s on a busier day). The command loads neither
-numpy nor wgpu; the parser runs its own loop over lark's LALR tables (cached on disk under
-the user cache directory), about 0.45 s for all files; the analysis about 0.8 s. Checking
-the 78 modules the library compiles (preamble plus files, each specialization) takes 8.3
-to 9.6 s of CPU, down from 13.2 to 14.8 s; the three radix-sort modules of 1,300 to 1,700
-lines are 40% of it.
+`wgprim check src/wgprim/kernels/` (32 files) takes 1.27 to 1.36 s of CPU on one core of
+the shared 2-core machine it was measured on (2026-12-01: user plus system time of the
+whole command, Python's start included, five runs; the code before calls were replayed
+from traces took 2.15 to 2.56 s in the same minutes). The machine's other work moves these
+numbers: over the day the same command took 1.3 to 2.5 s, the older code 2.0 to 4.2 s. The
+command loads neither numpy nor wgpu; the parser runs its own loop over lark's LALR tables
+(cached on disk under the user cache directory), about 0.2 s for all files, lexing
+included; the rest is the analysis. Checking the 78 modules the library compiles
+(preamble plus files, each specialization; `tests/check/test_kernels.py`) takes 7.5 to 8 s
+of CPU, where the older code took 16.7 to 17.3 s in the same minutes; the three radix-sort
+modules of 1,300 to 1,700 lines are 40% of it.
 
 ## What is new
 
