@@ -147,3 +147,23 @@ def test_stress_source_findings():
     assert line_of("  loop {", line_of("var forever")) in by_rule["spin-wait"]
     assert line_of("  loop {", line_of("var tries")) not in by_rule["spin-wait"]
     assert line_of("sync_tile(lid);", line_of("if (lid < 32u)")) in by_rule["nonuniform-barrier"]
+
+
+def _loop_nest(depth: int) -> str:
+    """`depth` nested loops, each bounded by a value in storage, feeding one accumulator."""
+    lines = ["@group(0) @binding(0) var<storage, read_write> buf: array<u32>;",
+             "@compute @workgroup_size(64)",
+             "fn main(@builtin(local_invocation_index) lid: u32) {",
+             "  var acc = 0u;"]
+    for i in range(depth):
+        lines.append("  " * (i + 1) + f"for (var i{i} = 0u; i{i} < buf[{i}]; i{i} += 1u) {{")
+    lines.append("  " * (depth + 1) + "acc += buf[acc % 7u];")
+    lines += ["  " * (i + 1) + "}" for i in reversed(range(depth))]
+    lines += ["  buf[lid] = acc;", "}"]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3, 12])
+def test_loop_nest_same_record(depth, monkeypatch):
+    fast, plain = _both(_loop_nest(depth), monkeypatch)
+    assert fast == plain

@@ -37,6 +37,7 @@ from .symbols import ModuleInfo, attributes, type_name
 MAX_PASSES = 12
 MAX_CALL_DEPTH = 24
 LOOP_ROUNDS = 2  # walks of a loop within one pass, at most (more cost more than the passes they save)
+ROUND_NESTING = 1  # only a loop inside no other (its callers' included) gets a second round
 # replay traces of calls (see _Trace); off, every call is walked (what the tests compare with)
 REPLAY = True
 
@@ -1101,7 +1102,9 @@ class EntryWalker:
         which decides the body's control): the whole walk then needs fewer passes."""
         site = Site.of(stmt)
         key = (site.line, site.column, self.context)
-        for _ in range(LOOP_ROUNDS - 1):
+        # (a round walks the loops inside it again: rounds of rounds would multiply)
+        rounds = LOOP_ROUNDS if len(self.loop_stack) < ROUND_NESTING else 1
+        for _ in range(rounds - 1):
             mark = self._mark()
             flow = self._loop_round(stmt, ctx, key)
             if all(table.get(k, EMPTY) == value for table, k, value in self._reads[mark.reads:]):
