@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from wgprim.check import WgslSyntaxError, analysis, check_source
 from wgprim.check.parser import parse
@@ -32,15 +34,28 @@ def _record(entries) -> list:
     return out
 
 
+def _walk(module, text: str) -> list:
+    """The record of every entry point, and what the last pass noted about each loop
+    (what `_waited_storage` judges)."""
+    out = []
+    for name in module.roots:
+        walker = analysis.EntryWalker(module, text, name)
+        out += _record([walker.run()])
+        out.append([(rec.key, rec.seq_start, rec.seq_end, rec.depth, rec.barrier, rec.created_loads,
+                     rec.writes, rec.declared, rec.assignments, rec.pointer_calls)
+                    for rec in walker.loops_seen])
+    return out
+
+
 def _both(text: str, monkeypatch) -> tuple[list, list]:
     try:
         module = collect(parse(text).tree)
     except WgslSyntaxError as error:  # the corpus's syntax cases
         pytest.skip(f"not WGSL: {error.message}")
-    fast = _record(analysis.analyze(module, text))
+    fast = _walk(module, text)
     monkeypatch.setattr(analysis, "REPLAY", False)
     monkeypatch.setattr(analysis, "LOOP_ROUNDS", 1)
-    plain = _record(analysis.analyze(module, text))
+    plain = _walk(module, text)
     return fast, plain
 
 
@@ -167,3 +182,80 @@ def _loop_nest(depth: int) -> str:
 def test_loop_nest_same_record(depth, monkeypatch):
     fast, plain = _both(_loop_nest(depth), monkeypatch)
     assert fast == plain
+
+
+# ---- random programs: helpers calling helpers (by value, by pointer, pure), loops, waits,
+# barriers under conditions, atomics, workgroup and private memory
+
+_HEADER = """struct Ctl { flags: array<atomic<u32>, 64>, count: atomic<u32>, data: array<u32, 64> }
+@group(0) @binding(0) var<storage, read_write> ctl: Ctl;
+@group(0) @binding(1) var<storage, read_write> buf: array<u32>;
+@group(0) @binding(2) var<storage, read> ro: array<u32>;
+var<workgroup> wg: array<u32, 64>;
+var<workgroup> wflag: atomic<u32>;
+var<private> pv: u32;
+"""
+
+
+def _random_program(r) -> str:
+    helpers = []  # (name, kind): kind "val", "ptr" (takes a pointer) or "pure"
+
+    def call(kind):
+        if not helpers:
+            return "1u"
+        name, callee = r.choice(helpers)
+        arg = r.choice(["a", "b", "a + 1u", "ctl.data[a & 63u]", "wg[b & 63u]", "7u"])
+        if callee == "ptr":
+            return f"{name}({arg}, p)" if kind == "ptr" else f"{name}({arg}, &{'p0' if kind == 'entry' else 'loc'})"
+        return f"{name}({arg}, {r.choice(['a', 'b', '3u'])})"
+
+    def stmt(kind):
+        total = "acc" if kind == "entry" else "pv"
+        cond = r.choice(["a < 32u", "atomicLoad(&ctl.count) > 3u", "b == 0u", "wg[0] != 0u", "pv > 2u",
+                         "ro[a] == 1u"])
+        return r.choice([
+            lambda: f"loop {{ if (atomicLoad(&ctl.flags[{r.choice(['a', 'b', '0u'])} & 63u]) == 1u) {{ break; }} }}",
+            lambda: "for (var t = 0u; t < 64u; t++) { if (atomicLoad(&ctl.flags[b & 63u]) != 0u) { break; } }",
+            lambda: f"if ({cond}) {{ workgroupBarrier(); }}",
+            lambda: f"atomicStore(&ctl.flags[{r.choice(['a', 'b', '1u'])} & 63u], 1u);",
+            lambda: "_ = atomicAdd(&ctl.count, 1u);",
+            lambda: f"wg[{r.choice(['a', 'b'])} & 63u] = {call(kind)};",
+            lambda: f"pv = pv + {call(kind)};",
+            lambda: f"for (var j = 0u; j < 4u; j++) {{ {total} += {call(kind)}; }}",
+            lambda: f"if ({cond}) {{ {total} = {call(kind)}; }}",
+            lambda: "while (atomicLoad(&wflag) == 0u) { workgroupBarrier(); }",
+            lambda: f"ctl.data[{r.choice(['a', 'b', '5u'])} & 63u] = {call(kind)};",
+            lambda: f"if (workgroupUniformLoad(&wg[0]) > 1u) {{ _ = {call(kind)}; }}",
+            lambda: f"{total} += {call(kind)};",
+            lambda: "loop { let v = atomicExchange(&ctl.flags[3], 1u); if (v == 0u) { break; } }",
+            lambda: ("k = 0u; loop { k += 1u; if (k > 8u || ctl.data[k & 63u] == 0u) { break; } }"
+                     if kind == "entry" else "pv += 1u;"),
+            lambda: f"_ = {call(kind)};",
+        ])()
+
+    out = [_HEADER]
+    for f in range(r.randint(1, 5)):
+        kind, name = r.choice(["val", "ptr", "pure"]), f"f{f}"
+        if kind == "pure":
+            out.append(f"fn {name}(a: u32, b: u32) -> u32 {{\n  var t = a * 3u + b;\n"
+                       "  for (var i = 0u; i < (b & 7u); i++) { t += ro[i]; }\n  return t;\n}\n")
+        else:
+            params = "a: u32, b: u32" if kind == "val" else "a: u32, p: ptr<function, u32>"
+            body = ["  var loc = a;"] + ["  " + stmt(kind) for _ in range(r.randint(2, 7))]
+            body.append("  return a + " + r.choice(["1u", "pv", "atomicLoad(&ctl.flags[a & 63u])", "wg[a & 63u]"]) + ";")
+            out.append(f"fn {name}({params}) -> u32 {{\n" + "\n".join(body) + "\n}\n")
+        helpers.append((name, kind))
+    body = ["  let a = lid;", "  let b = wid.x;", "  var p0 = 0u;", "  var acc = 0u;", "  var k = 0u;"]
+    body += ["  " + stmt("entry") for _ in range(r.randint(3, 9))]
+    out.append("@compute @workgroup_size(64)\nfn main(@builtin(local_invocation_index) lid: u32, "
+               "@builtin(workgroup_id) wid: vec3<u32>) {\n" + "\n".join(body) + "\n  buf[lid] = acc + p0;\n}\n")
+    return "\n".join(out)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_random_programs_same_record(r):
+    text = _random_program(r)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        fast, plain = _both(text, monkeypatch)
+    assert fast == plain, text
