@@ -13,8 +13,9 @@ plain walk, event for event):
 - Every read of what earlier passes stored (`var_deps`, `mem_deps`, `loop_divergence`,
   `loop_stores`) is noted; a pass whose reads all still hold at its end is the last one
   (another would read and do the same).
-- A loop whose round changed what the round read is walked again at once, the records of
-  the first round undone (`_mark`, `_rewind`): loop-carried values settle within a pass.
+- A loop (inside no other) whose round changed what the round read is walked again at
+  once, the records of the first round undone (`_mark`, `_rewind`): loop-carried values
+  settle within a pass.
 - Functions that only compute (`_is_pure`) are walked once per pass for each distinct set
   of argument dependencies. Every other call is kept as a trace: its first walk records
   what it does (accesses, barriers, loops, stores, reads, what it adds to the loops around
@@ -1097,9 +1098,9 @@ class EntryWalker:
         return flow
 
     def _loop(self, stmt: Tree, ctx: Ctx) -> Flow:
-        """Walks the loop; again (its first rounds undone) while what a round reads from
-        the tables is changed by the round itself (a counter's stores reach its test,
-        which decides the body's control): the whole walk then needs fewer passes."""
+        """Walks the loop; once more (the first round undone) when what the round read
+        from the tables was changed by the round itself (a counter's stores reach its
+        test, which decides the body's control): the whole walk then needs fewer passes."""
         site = Site.of(stmt)
         key = (site.line, site.column, self.context)
         # (a round walks the loops inside it again: rounds of rounds would multiply)

@@ -142,8 +142,9 @@ values depend on which built-in inputs and memory reads (through variables, work
 memory and `workgroupUniformLoad`), the conditions every statement runs under, the storage
 accesses in program order with their indices, and the barriers. It repeats until
 what variables and workgroup memory may hold stops growing; then each loop is judged once.
-A loop whose round changes what that round read (a counter's stores reaching its own test)
-is walked again at once, its first round undone, so that few repetitions are needed. The
+A loop (inside no other) whose round changes what that round read (a counter's stores
+reaching its own test) is walked again at once, its first round undone, so that few
+repetitions are needed. The
 first walk of each call is kept as a trace of what it did relative to its call site; a
 call with the same arguments and guards elsewhere, or in a later repetition, replays the
 trace there as long as everything the walk read (variables, workgroup memory, the state of
