@@ -43,15 +43,19 @@ def check_source(text: str, path: str | None = None, select=None, ignore=None) -
     rules = selected_rules(select, ignore)
     # The parse and the walk allocate many small trees, sets and tuples and drop no cycles
     # worth collecting mid-way; the cyclic collector would rescan them again and again
-    # (a fifth of the time). What they leave is collected once the collector runs again.
+    # (a fifth of the time). It runs again once they are gone.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        parsed = parse(text, path)
-        entries = analyze(collect(parsed.tree), text)
+        return _check(text, path, rules, parse, collect, analyze)
     finally:
         if collecting:
             gc.enable()
+
+
+def _check(text, path, rules, parse, collect, analyze) -> list[Finding]:
+    parsed = parse(text, path)
+    entries = analyze(collect(parsed.tree), text)
     allowed = _suppressions(parsed.comments)
     seen, findings = set(), []
     for rule in rules:
