@@ -171,17 +171,17 @@ than c stay in each workgroup's own region (`hist[wid.x * 64u + (key & 63u)]`). 
 `u32` arithmetic is taken into account. A randomized test checks these claims against
 brute-force evaluation.
 
-`wgprim check src/wgprim/kernels/` (32 files) takes 1.27 to 1.36 s of CPU on one core of
-the shared 2-core machine it was measured on (2026-12-01: user plus system time of the
-whole command, Python's start included, five runs; the code before calls were replayed
-from traces took 2.15 to 2.56 s in the same minutes). The machine's other work moves these
-numbers: over the day the same command took 1.3 to 2.5 s, the older code 2.0 to 4.2 s. The
-command loads neither numpy nor wgpu; the parser runs its own loop over lark's LALR tables
-(cached on disk under the user cache directory), about 0.2 s for all files, lexing
-included; the rest is the analysis. Checking the 78 modules the library compiles
-(preamble plus files, each specialization; `tests/check/test_kernels.py`) takes 7.5 to 8 s
-of CPU, where the older code took 16.7 to 17.3 s in the same minutes; the three radix-sort
-modules of 1,300 to 1,700 lines are 40% of it.
+`wgprim check src/wgprim/kernels/` (32 files) takes 1.14 to 1.59 s of CPU (median 1.23 s)
+on one core of the shared 2-core machine it was measured on (2026-12-01: user plus system
+time of the whole command, Python's start included, five runs; the code before calls were
+replayed from traces took 2.05 to 3.0 s, median 2.27 s, in the same minutes). The
+machine's other work moves these numbers: over the day the same command took 1.1 to 2.5 s,
+the older code 2.0 to 4.4 s. The command loads neither numpy nor wgpu; the parser runs its
+own loop over lark's LALR tables (cached on disk under the user cache directory), about
+0.2 s for all files, lexing included; the rest is the analysis. Checking the 78 modules the
+library compiles (preamble plus files, each specialization; `tests/check/test_kernels.py`)
+takes 6.0 to 6.6 s of CPU, where the older code took 11.3 to 14.2 s in the same minutes;
+the three radix-sort modules of 1,300 to 1,700 lines are 40% of it.
 
 ## What is new
 
