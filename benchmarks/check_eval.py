@@ -6,6 +6,8 @@ the manifest's `file` name, then run
 
     PYTHONPATH=src python benchmarks/check_eval.py DIR [--manifest benchmarks/check-eval-manifest.json]
 
+(`--manifest` may be repeated; a `.jsonl` manifest holds one entry a line.)
+
 It prints, per category, how many files are flagged as expected:
 
 - `litmus`, `known-wait` (expect `wait`): a file counts as found when the checker reports a
@@ -98,15 +100,26 @@ def summarize(rows: list[dict], verbose: bool = False) -> list[str]:
     return lines
 
 
+def _entries(path: Path) -> list[dict]:
+    """The entries of a manifest: a JSON object with "files", or JSON lines."""
+    text = path.read_text()
+    if path.suffix == ".jsonl":
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    return json.loads(text)["files"]
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("root", type=Path, help="directory holding the fetched files")
-    parser.add_argument("--manifest", type=Path,
-                        default=Path(__file__).with_name("check-eval-manifest.json"))
+    parser.add_argument("--manifest", type=Path, action="append",
+                        help="a manifest: JSON ({\"files\": [...]}) or JSON lines, one entry a "
+                             "line; may be given several times (default: check-eval-manifest.json)")
     parser.add_argument("--verbose", "-v", action="store_true")
     parser.add_argument("--json", type=Path, help="also write every file's result here")
     args = parser.parse_args(argv)
-    manifest = json.loads(args.manifest.read_text())["files"]
+    manifest = []
+    for path in args.manifest or [Path(__file__).with_name("check-eval-manifest.json")]:
+        manifest += _entries(path)
     result = evaluate(args.root, manifest)
     print("\n".join(summarize(result["rows"], args.verbose)))
     if args.json:

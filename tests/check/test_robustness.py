@@ -85,6 +85,24 @@ def test_module_scope_let_is_named_as_an_old_draft():
         check_source("let WG_SIZE: u32 = 256u;\n")
 
 
+@pytest.mark.parametrize("text, words", [
+    ("[[block]] struct P { n: u32, }\n", "'@attribute'"),
+    ("struct V {\n  [[builtin(position)]] p: vec4<f32>,\n}\n", "'@attribute'"),
+    ("type Pair = vec2<u32>;\n", "'alias'"),
+    ("struct P {\n  n: u32;\n  m: u32;\n}\n", "separated by ','"),
+])
+def test_other_old_draft_spellings_are_named(text, words):
+    with pytest.raises(WgslSyntaxError, match="early WGSL drafts") as info:
+        check_source(text)
+    assert words in str(info.value)
+
+
+def test_a_misplaced_semicolon_elsewhere_is_not_called_an_old_draft():
+    with pytest.raises(WgslSyntaxError) as info:
+        check_source("fn f(a: u32;) {}\n")
+    assert "early WGSL drafts" not in str(info.value)
+
+
 def test_naga_suffix_message_names_naga():
     with pytest.raises(WgslSyntaxError, match="naga extension"):
         check_source("const BIG = 123li;\n")

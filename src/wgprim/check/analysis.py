@@ -8,9 +8,21 @@ how a wait travels through `var<workgroup>` and `workgroupUniformLoad`). The wal
 until those dependencies stop growing (loops feed values back); the events of the last
 pass are what the rules read, and each loop is judged once, then (`_waited_storage`).
 
-Functions that only compute (`_is_pure`) are summarized: walked once per pass for each
-distinct set of argument dependencies. Other calls are walked at each call site, since
-what they record (accesses, barriers, loops) depends on where they are called from.
+Speed, without changing what is recorded (tests/check/test_summaries.py compares with the
+plain walk, event for event):
+- Every read of what earlier passes stored (`var_deps`, `mem_deps`, `loop_divergence`,
+  `loop_stores`) is noted; a pass whose reads all still hold at its end is the last one
+  (another would read and do the same).
+- A loop (inside no other) whose round changed what the round read is walked again at
+  once, the records of the first round undone (`_mark`, `_rewind`): loop-carried values
+  settle within a pass.
+- Functions that only compute (`_is_pure`) are walked once per pass for each distinct set
+  of argument dependencies. Every other call is kept as a trace: its first walk records
+  what it does (accesses, barriers, loops, stores, reads, what it adds to the loops around
+  the call) relative to its call site; a call with the same arguments and guards, at
+  another site or in a later pass, replays the trace there when everything it read still
+  holds (`_Trace`, `_replay`): the same events, with the call path, sequence numbers and
+  enclosing loops of the new site.
 """
 from __future__ import annotations
 
@@ -25,6 +37,10 @@ from .symbols import ModuleInfo, attributes, type_name
 
 MAX_PASSES = 12
 MAX_CALL_DEPTH = 24
+LOOP_ROUNDS = 2  # walks of a loop within one pass, at most (more cost more than the passes they save)
+ROUND_NESTING = 1  # only a loop inside no other (its callers' included) gets a second round
+# replay traces of calls (see _Trace); off, every call is walked (what the tests compare with)
+REPLAY = True
 
 
 @dataclass(frozen=True)
@@ -61,6 +77,42 @@ class _LoopRecord:
     pointer_calls: list = field(default_factory=list)  # (stmt id, var keys passed by pointer)
 
 
+@dataclass
+class _Trace:
+    """What one walk of a called function did, to replay at another call site with the
+    same inputs. Events are logged in order; each event that touches the loops around it
+    carries, for the loops opened inside the call, the statement of their own function it
+    ran in (the loops around the call take the call statement of the new site)."""
+
+    name: str
+    loop_depth: int  # loops open at the call: the rest are the callee's own
+    stack_len: int  # functions on the call path at the call (barrier frames before the callee's)
+    context_len: int  # call sites on the path at the call, before this one
+    caller_depth: int  # len(caller_stmts) at the call
+    events: list = field(default_factory=list)
+    local_keys: set = field(default_factory=set)  # variables declared inside the call
+    current: dict = field(default_factory=dict)  # outside variables it left strongly updated (None: dropped)
+    result: object = None
+    guards: frozenset = EMPTY  # what the call leaves in `call_guards`
+
+
+@dataclass
+class _Mark:
+    """Where the walk's records stood, to undo a loop's round (`EntryWalker._rewind`)."""
+
+    seq: int
+    accesses: int
+    barriers: int
+    loops: int
+    returns: int
+    reads: int
+    summaries: int
+    call_guards: frozenset
+    current: dict
+    recs: list
+    traces: list
+
+
 _ATOMIC_READS: dict = {}
 
 
@@ -86,6 +138,20 @@ def _indirect(control: frozenset) -> frozenset:
     return out
 
 
+_SUBTREES: dict = {}
+
+
+def _subtrees(node: Tree) -> list:
+    """Every tree node under `node`, itself included, in no particular order (memoized:
+    each function's body is searched several times)."""
+    hit = _SUBTREES.get(id(node))
+    if hit is None or hit[0] is not node:
+        if len(_SUBTREES) > 20000:
+            _SUBTREES.clear()
+        hit = _SUBTREES[id(node)] = (node, list(node.iter_subtrees_topdown()))
+    return hit[1]
+
+
 _ASSIGNED: dict = {}
 
 
@@ -94,7 +160,7 @@ def _assigned_names(node: Tree) -> frozenset:
     names = _ASSIGNED.get(id(node))
     if names is None or names[0] is not node:
         found = set()
-        for sub in node.iter_subtrees():
+        for sub in _subtrees(node):
             target = None
             if sub.data in ("assign", "compound_assign", "increment", "decrement"):
                 target = sub.children[0]
@@ -132,11 +198,11 @@ def _compute_pure(module: ModuleInfo, name: str) -> bool:
     if any(ptype is not None and "ptr" in str(ptype.children[0]) for _, ptype, _ in fn.params):
         return False
     local = {p for p, _, _ in fn.params}
-    for node in fn.node.iter_subtrees():
+    for node in _subtrees(fn.node):
         if node.data in ("var_decl", "let_decl", "const_decl"):
             typed = node.children[1] if node.data == "var_decl" else node.children[0]
             local.add(str(typed.children[0]))
-    for node in fn.node.iter_subtrees():
+    for node in _subtrees(fn.node):
         if node.data in ("assign", "compound_assign", "increment", "decrement"):
             target = node.children[0]
             while isinstance(target, Tree) and target.data in ("index", "member"):
@@ -266,6 +332,55 @@ def _union(vals) -> frozenset:
     return out
 
 
+def _block_end(events: list, begin: int) -> int:
+    """The index of the `pure_end` that closes the `pure_begin` at `begin`."""
+    depth = 0
+    for i in range(begin, len(events)):
+        kind = events[i][0]
+        if kind == "pure_begin":
+            depth += 1
+        elif kind == "pure_end":
+            depth -= 1
+            if depth == 0:
+                return i
+    raise AssertionError("a pure_begin without its pure_end")
+
+
+def _moved(access: Access, seq: int, loops: tuple) -> Access:
+    """`access` as it happens at another point of the walk."""
+    return Access(access.kind, access.atomic, access.op, access.loc, access.ref, access.site, seq,
+                  access.guards, loops, access.result_used, access.source, access.operand_deps,
+                  access.operand_const, access.mask)
+
+
+_NOTHING = Val()  # a value that depends on nothing (shared: Vals are never changed in place)
+_CALL_GRAPHS: dict = {}
+
+
+def _call_graph(module: ModuleInfo, name: str) -> tuple[frozenset, int | None]:
+    """(the functions `name` calls, directly or not; the longest chain of calls from it,
+    itself included), the length None when the chain comes back to a function on it."""
+    graph = _CALL_GRAPHS.get(id(module))
+    if graph is None or graph[0] is not module:
+        if len(_CALL_GRAPHS) > 1000:
+            _CALL_GRAPHS.clear()
+        graph = _CALL_GRAPHS[id(module)] = (module, {})
+    memo = graph[1]
+    if name in memo:
+        return memo[name]
+    memo[name] = (frozenset(), None)  # on the way: a cycle when met again
+    reach, height = set(), 1
+    for node in _subtrees(module.functions[name].node):
+        if node.data in ("call_expr", "call_stmt"):
+            callee = str(node.children[0])
+            if callee in module.functions:
+                sub_reach, sub_height = _call_graph(module, callee)
+                reach |= sub_reach | {callee}
+                height = None if height is None or sub_height is None else max(height, sub_height + 1)
+    memo[name] = (frozenset(reach), height)
+    return memo[name]
+
+
 class EntryWalker:
     def __init__(self, module: ModuleInfo, text: str, entry: str):
         self.module = module
@@ -292,15 +407,26 @@ class EntryWalker:
         # (loop, variable) -> what the loop stores into the variable (from earlier passes):
         # what a read in the loop may see besides the value the loop started with
         self.loop_stores: dict[tuple, frozenset] = {}
+        # function -> parameters whose index shape its walk looks at (`buf[j]`, `let p = j * 4u`):
+        # a call's trace is replayed only where those arguments have the same shape
+        self._sensitive: dict[str, set] = {}
+        self._texts: dict[int, str] = {}  # index expression -> its source text
+        self._module_vals: dict[str, Val] = {}  # what a module-scope name evaluates to
+        # (function, its inputs) -> _Trace; kept from pass to pass: a trace is replayed only
+        # where what its walk read (variables, workgroup memory, loop state, summaries of
+        # pure calls) still holds what it held
+        self._trace_memo: dict = {}
 
     # ---- driver
 
     def run(self) -> EntryAnalysis:
         for _ in range(MAX_PASSES):
-            before = (dict(self.var_deps), dict(self.mem_deps), dict(self.loop_divergence),
-                      dict(self.loop_stores))
+            lock_free = len(self.lock_free)
             self._pass()
-            if before == (self.var_deps, self.mem_deps, self.loop_divergence, self.loop_stores):
+            if len(self.lock_free) == lock_free and all(
+                    table.get(key, EMPTY) == value for table, key, value in self._reads):
+                # every value the pass read is what the tables hold now: another pass would
+                # read and do exactly the same (the walk has converged)
                 break
         for access in self.result.accesses:
             if access.mask is None and access.source in self.name_masks:
@@ -345,6 +471,11 @@ class EntryWalker:
         self.call_guards = EMPTY  # guards a called function leaves in force (a lock it took)
         self._summaries: dict = {}  # (pure function, argument deps) -> (result, reads it made)
         self._created_log: list[set] = []
+        self._traces: list[_Trace] = []  # the calls being recorded, innermost last
+        # (table, key, value) for every read of what earlier passes stored (var_deps,
+        # mem_deps, loop_divergence, loop_stores): the pass's result depends on nothing else
+        self._reads: list[tuple] = []
+        self._consults: list[set] = []  # parameters looked at by the shapes being computed
         self.scopes: list[dict] = []
         # what each local variable holds here, for reads in straight-line code: an
         # assignment at the variable's own nesting level replaces it (a strong update);
@@ -377,26 +508,310 @@ class EntryWalker:
         fn = self.module.functions[name]
         if name in self.active or len(self.active) > MAX_CALL_DEPTH:
             return Val(_union(args))
-        memo_key = None
-        if call_site is not None and _is_pure(self.module, name) and all(
-                a.ref is None and a.fields is None for a in args):
+        if call_site is None:
+            return self._walk_function(name, fn, args, call_site, caller)
+        if _is_pure(self.module, name) and all(a.ref is None and a.fields is None for a in args):
             # a function that only computes (see _is_pure): walked once per pass for each
             # distinct set of argument dependencies, then summarized
             memo_key = (name, tuple(a.deps for a in args))
             hit = self._summaries.get(memo_key)
             if hit is not None:
+                if self._traces:
+                    self._log("pure_hit", (memo_key, hit))
                 result, created = hit
                 for src in created:
                     self._created(src)
                 return result
+            # the first call in a pass: a trace around it records the walk as a block that
+            # a replay either does (still the first call) or skips (then a hit)
+            block = [memo_key, None]
+            if self._traces:
+                self._log("pure_begin", block)
             self._created_log.append(set())
-        result = self._walk_function(name, fn, args, call_site, caller)
-        if memo_key is not None:
+            result = self._walk_function(name, fn, args, call_site, caller)
             created = self._created_log.pop()
             if self._created_log:
                 self._created_log[-1] |= created
-            self._summaries[memo_key] = (result, frozenset(created))
-        return result
+            block[1] = self._summaries[memo_key] = (result, frozenset(created))
+            if self._traces:
+                self._log("pure_end", block)
+            return result
+        if not self._replayable(name, args):
+            return self._walk_function(name, fn, args, call_site, caller)
+        trace = self._trace_memo.get(self._trace_key(name, args, caller))
+        if trace is not None and self._replay(trace, call_site, caller):
+            return trace.result
+        trace = _Trace(name, len(self.loop_stack), len(self.call_stack), len(self.context),
+                       len(self.caller_stmts))
+        self._traces.append(trace)
+        try:
+            trace.result = self._walk_function(name, fn, args, call_site, caller)
+        finally:
+            self._traces.pop()
+        trace.guards = self._last_guards
+        # keyed after the walk: it has found which parameters' shapes matter
+        self._trace_memo[self._trace_key(name, args, caller)] = trace
+        return trace.result
+
+    # ---- summaries of calls: record once, replay at each call site with the same inputs
+
+    def _replayable(self, name: str, args: list[Val]) -> bool:
+        """Whether what a walk of `name` does depends only on what `_trace_key` holds: no
+        struct of built-ins passed, no recursion, no call chain cut by MAX_CALL_DEPTH."""
+        if not REPLAY or any(a.fields is not None for a in args):
+            return False
+        reach, height = _call_graph(self.module, name)
+        return (height is not None and len(self.active) + height <= MAX_CALL_DEPTH
+                and not any(f in reach for f in self.active))
+
+    def _trace_key(self, name: str, args: list[Val], caller: Ctx) -> tuple:
+        sensitive = self._sensitive.get(name, ())
+        params = self.module.functions[name].params
+        parts = []
+        for i, a in enumerate(args):
+            pname = params[i][0] if i < len(params) else None
+            level = None
+            if a.ref is not None and a.ref.local_key is not None:
+                # a store through the pointer replaces the caller's value only at the
+                # variable's own nesting level
+                d = self.decl_depth.get(a.ref.local_key)
+                level = None if d is None else self.depth - d
+            parts.append((a.deps, a.ref, a.is_pointer, a.shape if pname in sensitive else None, level))
+        return name, tuple(parts), caller.guards
+
+    def _log(self, kind: str, payload, stmts: tuple | None = None):
+        """Record an event in the traces being recorded; `stmts` (one per open loop) are
+        cut to the loops each trace's call opened itself."""
+        if stmts is None:
+            event = (kind, payload, None)
+            for t in self._traces:
+                t.events.append(event)
+        else:
+            for t in self._traces:
+                t.events.append((kind, payload, stmts[t.loop_depth:]))
+
+    def _loop_stmts(self) -> tuple:
+        return tuple(self._stmt_in(rec) for rec in self.loop_stack)
+
+    def _replay(self, trace: _Trace, call_site: Site, caller: Ctx) -> bool:
+        """Do at this call site what the recorded walk did at its own. False (nothing
+        done) when the walk read something that no longer holds what it held (a variable,
+        workgroup memory, a loop's state at this call path, the summary of a pure call):
+        then the call is walked."""
+        prefix = self.context + ((call_site.line, call_site.column),)
+        cut = trace.context_len + 1
+
+        def here(key):
+            return key[0], key[1], prefix + key[2][cut:]
+
+        events = trace.events
+        if not self._still_holds(events, here):
+            return False
+        self.call_stack.append(Frame(call_site, trace.name, caller.control))
+        outer_frames = self._frames(call_site, caller)[:-1]
+        self.call_stack.pop()
+        at_call = self.caller_stmts + [self.stmt_id]
+        outer = tuple(at_call[rec.depth] for rec in self.loop_stack)
+        depth_shift = len(self.caller_stmts) - trace.caller_depth
+        i, n = 0, len(events)
+        while i < n:
+            kind, payload, stmts = events[i]
+            i += 1
+            if stmts is not None:
+                stmts = outer + stmts
+            if kind == "access":
+                self._emit_access(_moved(payload, self._next_seq(),
+                                         tuple(rec.key for rec in self.loop_stack)), stmts)
+            elif kind == "created":
+                self._created(payload)
+            elif kind == "load_ref":
+                self._set_load_ref(*payload)
+            elif kind == "store":
+                key, deps = payload
+                self.var_deps[key] = self.var_deps.get(key, EMPTY) | deps
+                self._loop_store(key, deps)
+            elif kind == "declare":
+                self._declare(payload)
+            elif kind == "assign":
+                self._emit_assignment(payload, stmts)
+            elif kind == "pointer_call":
+                self._emit_pointer_call(payload, stmts)
+            elif kind == "barrier":
+                name, site, frames = payload
+                self._emit_barrier(name, site, outer_frames + frames[trace.stack_len:])
+            elif kind == "enter":
+                node, key, depth, seen_divergence, seen_stores = payload
+                self._enter_loop(_LoopRecord(here(key), node, self.seq + 1, depth=depth + depth_shift),
+                                 seen_divergence, seen_stores)
+            elif kind == "exit":
+                self._exit_loop(payload)
+            elif kind == "var_read" or kind == "mem_read":
+                self._reads.append((self.var_deps if kind == "var_read" else self.mem_deps,) + payload)
+                if self._traces:
+                    self._log(kind, payload)  # what a trace around this call depends on
+            elif kind == "pure_begin":
+                summary = self._summaries.get(payload[0])
+                if summary is not None:  # walked since: a hit now, as a call would be
+                    if self._traces:
+                        self._log("pure_hit", (payload[0], summary))
+                    for src in summary[1]:
+                        self._created(src)
+                    i = _block_end(events, i - 1) + 1
+                elif self._traces:
+                    self._log(kind, payload)
+            elif kind == "pure_end":
+                self._summaries[payload[0]] = payload[1]
+                if self._traces:
+                    self._log(kind, payload)
+            elif kind == "pure_hit":
+                if self._traces:
+                    self._log(kind, payload)
+            elif kind == "cond":
+                self._note_condition(*payload)
+            elif kind == "mem_store":
+                root, deps = payload
+                self.mem_deps[root] = self.mem_deps.get(root, EMPTY) | deps
+                if self._traces:
+                    self._log(kind, payload)
+            elif kind == "lower_bound":
+                self._note_lower_bound(payload)
+            elif kind == "mask":
+                self._note_mask(*payload)
+            elif kind == "lock_free":
+                self._note_lock_free(payload)
+            else:
+                raise AssertionError(kind)
+        for key, value in trace.current.items():
+            if value is None:
+                self._drop_current(key)
+            else:
+                self._set_current(key, value)
+        self.call_guards |= trace.guards
+        return True
+
+    def _still_holds(self, events: list, here) -> bool:
+        """Whether every read the events record would read the same now (pure calls:
+        a hit with the same summary, or a first call whose walk's reads still hold)."""
+        pending = {}  # summaries the replay itself will have stored by then
+        i, n = 0, len(events)
+        while i < n:
+            kind, payload, _ = events[i]
+            if kind == "var_read":
+                if self.var_deps.get(payload[0], EMPTY) != payload[1]:
+                    return False
+            elif kind == "mem_read":
+                if self.mem_deps.get(payload[0], EMPTY) != payload[1]:
+                    return False
+            elif kind == "enter":
+                _node, key, _depth, seen_divergence, seen_stores = payload
+                key = here(key)
+                if self.loop_divergence.get(key, EMPTY) != seen_divergence or any(
+                        self.loop_stores.get((key, var), EMPTY) != value for var, value in seen_stores):
+                    return False
+            elif kind == "pure_begin":
+                known = self._summaries.get(payload[0]) or pending.get(payload[0])
+                if known is not None:
+                    if known != payload[1]:
+                        return False
+                    i = _block_end(events, i)
+            elif kind == "pure_end":
+                pending[payload[0]] = payload[1]
+            elif kind == "pure_hit":
+                known = self._summaries.get(payload[0]) or pending.get(payload[0])
+                if known != payload[1]:
+                    return False
+            i += 1
+        return True
+
+    def _emit_access(self, access: Access, stmts: tuple | None):
+        if stmts is not None:  # a write: the loops around it write there
+            op = _LOCK_FREE if access.source is not None and access.source in self.lock_free else access.op
+            for rec, stmt in zip(self.loop_stack, stmts):
+                rec.writes.append((stmt, access.ref, op))
+        self.result.accesses.append(access)
+        if self._traces:
+            self._log("access", access, stmts)
+
+    def _emit_barrier(self, name: str, site: Site, frames: list):
+        for rec in self.loop_stack:
+            rec.barrier = True
+        self.result.barriers.append(Barrier(name, site, self._next_seq(), frames))
+        if self._traces:
+            self._log("barrier", (name, site, frames))
+
+    def _emit_assignment(self, assignment: tuple, stmts: tuple):
+        for rec, stmt in zip(self.loop_stack, stmts):
+            rec.assignments.append((stmt,) + assignment)
+        if self._traces:
+            self._log("assign", assignment, stmts)
+
+    def _emit_pointer_call(self, keys: frozenset, stmts: tuple):
+        for rec, stmt in zip(self.loop_stack, stmts):
+            rec.pointer_calls.append((stmt, keys))
+        if self._traces:
+            self._log("pointer_call", keys, stmts)
+
+    def _declare(self, key: str):
+        for t in self._traces:
+            t.local_keys.add(key)
+        for rec in self.loop_stack:
+            rec.declared.add(key)
+        if self._traces:
+            self._log("declare", key)
+
+    def _set_load_ref(self, src: Source, ref: Ref):
+        self.load_refs[src] = ref
+        if self._traces:
+            self._log("load_ref", (src, ref))
+
+    def _loop_store(self, key: str, deps: frozenset):
+        for rec in self.loop_stack:
+            self.loop_stores[(rec.key, key)] = self.loop_stores.get((rec.key, key), EMPTY) | deps
+        if self._traces:
+            self._log("store", (key, deps))
+
+    def _set_current(self, key: str, deps: frozenset):
+        self.current[key] = deps
+        for t in self._traces:
+            if key not in t.local_keys:
+                t.current[key] = deps
+
+    def _drop_current(self, key: str):
+        self.current.pop(key, None)
+        for t in self._traces:
+            if key not in t.local_keys:
+                t.current[key] = None
+
+    def _enter_loop(self, rec: _LoopRecord, seen_divergence: frozenset, seen_stores: tuple):
+        self._reads.append((self.loop_divergence, rec.key, seen_divergence))
+        for var, value in seen_stores:
+            self._reads.append((self.loop_stores, (rec.key, var), value))
+        self.loop_stack.append(rec)
+        if self._traces:
+            self._log("enter", (rec.node, rec.key, rec.depth, seen_divergence, seen_stores))
+
+    def _exit_loop(self, divergence: frozenset):
+        rec = self.loop_stack.pop()
+        self.loop_divergence[rec.key] = self.loop_divergence.get(rec.key, EMPTY) | divergence
+        rec.seq_end = self.seq
+        self.loops_seen.append(rec)  # judged once the walk has converged (see run)
+        if self._traces:
+            self._log("exit", divergence)
+
+    def _note_lower_bound(self, position: tuple):
+        self.result.lower_bound_tests.add(position)
+        if self._traces:
+            self._log("lower_bound", position)
+
+    def _note_mask(self, src: Source, mask: int):
+        self.name_masks[src] = self.name_masks.get(src, 0) | mask
+        if self._traces:
+            self._log("mask", (src, mask))
+
+    def _note_lock_free(self, src: Source):
+        self.lock_free.add(src)
+        if self._traces:
+            self._log("lock_free", src)
 
     def _walk_function(self, name, fn, args, call_site, caller) -> Val:
         self.call_stack.append(Frame(call_site, name, caller.control))
@@ -411,14 +826,19 @@ class EntryWalker:
         saved_returns = self.returns
         self.returns = []
         body = fn.node.children[-1]
+        self._consults.append(set())
         flow = self._block(body.children[1:], Ctx(guards=caller.guards))
+        consulted = self._consults.pop()
+        if consulted:
+            self._sensitive.setdefault(name, set()).update(consulted)
         result = Val(_union(self.returns))
         self.returns = saved_returns
         self.scopes = saved_scopes
         self.caller_stmts.pop()
         self.active.pop()
         # a wait inside the callee (taking a lock) guards what the caller does next
-        self.call_guards |= flow.guards - caller.guards
+        self._last_guards = flow.guards - caller.guards
+        self.call_guards |= self._last_guards
         self.context, self.stmt_id = saved_context, saved_stmt
         self.call_stack.pop()
         return result
@@ -427,12 +847,17 @@ class EntryWalker:
         for scope in reversed(self.scopes):
             if name in scope:
                 return scope[name]
-        loc = self.module.globals.get(name)
-        if loc is not None:
-            if loc.space == "private":
-                return Val(ref=Ref(local_key=f"private:{name}"))
-            return Val(ref=Ref(loc=loc))
-        return Val()  # constants, overrides, type names, enumerants: uniform
+        val = self._module_vals.get(name)
+        if val is None:
+            loc = self.module.globals.get(name)
+            if loc is None:
+                val = Val()  # constants, overrides, type names, enumerants: uniform
+            elif loc.space == "private":
+                val = Val(ref=Ref(local_key=f"private:{name}"))
+            else:
+                val = Val(ref=Ref(loc=loc))
+            self._module_vals[name] = val  # (never changed in place: shared)
+        return val
 
     def _var_key(self, name: str, node) -> str:
         site = Site.of(node)
@@ -441,29 +866,38 @@ class EntryWalker:
     def _store_var(self, key: str, data: frozenset, control: frozenset, declare: bool = False):
         deps = data | _indirect(control)
         self.var_deps[key] = self.var_deps.get(key, EMPTY) | deps
-        for rec in self.loop_stack:
-            self.loop_stores[(rec.key, key)] = self.loop_stores.get((rec.key, key), EMPTY) | deps
+        self._loop_store(key, deps)
         if declare:
             self.decl_depth[key] = self.depth
         if key.startswith("private:"):
             return  # module-scope: any callee may change it
         if self.decl_depth.get(key) == self.depth:
-            self.current[key] = deps  # every path to here runs this assignment last
+            self._set_current(key, deps)  # every path to here runs this assignment last
         elif key in self.current:
-            self.current[key] = self.current[key] | deps
+            self._set_current(key, self.current[key] | deps)
 
     def _var_value(self, key: str) -> frozenset:
         current = self.current.get(key)
-        return self.var_deps.get(key, EMPTY) if current is None else current
+        if current is not None:
+            return current
+        value = self.var_deps.get(key, EMPTY)
+        self._reads.append((self.var_deps, key, value))
+        if self._traces:
+            self._log("var_read", (key, value))
+        return value
 
-    def _join_loop_stores(self, node, loop_key):
+    def _join_loop_stores(self, node, loop_key) -> tuple:
         """Variables assigned in `node` (a loop) may hold, in and after it, what any round
-        stored as well as what they held before it."""
+        stored as well as what they held before it. Returns what it read: ((var, stores), ...)."""
+        seen = []
         for name in _assigned_names(node):
             ref = self._lookup(name).ref
             if ref is not None and ref.local_key is not None and ref.local_key in self.current:
                 key = ref.local_key
-                self.current[key] = self.current[key] | self.loop_stores.get((loop_key, key), EMPTY)
+                stored = self.loop_stores.get((loop_key, key), EMPTY)
+                seen.append((key, stored))
+                self._set_current(key, self.current[key] | stored)
+        return tuple(seen)
 
     # ---- statements
 
@@ -476,15 +910,14 @@ class EntryWalker:
             saved_call_guards, self.call_guards = self.call_guards, EMPTY
             f = self._stmt(stmt, ctx)
             if self.call_guards:
-                ctx = replace(ctx, guards=ctx.guards | self.call_guards)
+                ctx = Ctx(ctx.control, ctx.guards | self.call_guards)
             self.call_guards = saved_call_guards
             flow.leaves |= f.leaves
             if f.leaves and f.divergence:
                 flow.divergence |= f.divergence
-                ctx = replace(ctx, control=ctx.control | f.divergence,
-                              guards=ctx.guards | _atomic_reads(f.divergence))
+                ctx = Ctx(ctx.control | f.divergence, ctx.guards | _atomic_reads(f.divergence))
             if f.waited:
-                ctx = replace(ctx, guards=ctx.guards | f.waited)
+                ctx = Ctx(ctx.control, ctx.guards | f.waited)
             if not f.falls:
                 flow.falls = False
                 break
@@ -522,9 +955,8 @@ class EntryWalker:
         name = str(typed.children[0])
         key = self._var_key(name, typed)
         data = self._value(init, ctx).deps if init is not None else EMPTY
+        self._declare(key)
         self._store_var(key, data, ctx.control, declare=True)
-        for rec in self.loop_stack:
-            rec.declared.add(key)
         self.scopes[-1][name] = Val(ref=Ref(local_key=key))
         return Flow()
 
@@ -549,7 +981,7 @@ class EntryWalker:
         used = self._used.get(function)
         if used is None:
             node = self.module.functions[function].node
-            used = self._used[function] = {str(n.children[0]) for n in node.iter_subtrees()
+            used = self._used[function] = {str(n.children[0]) for n in _subtrees(node)
                                            if n.data in ("ident_expr", "lhs_ident")}
         return used
 
@@ -586,8 +1018,8 @@ class EntryWalker:
             self._store_var(ref.local_key, val.deps | ref.index_deps, ctx.control)
             reads = frozenset(s.name for s in val.deps if s.kind == "var" and not s.indirect)
             loads = frozenset(s for s in val.deps if s.kind == "load" and not s.indirect)
-            for rec in self.loop_stack:
-                rec.assignments.append((self._stmt_in(rec), ref.local_key, reads, compound, loads))
+            if self.loop_stack or self._traces:
+                self._emit_assignment((ref.local_key, reads, compound, loads), self._loop_stmts())
         elif ref.loc is not None:
             if compound:
                 self._load(target, lhs, ctx)
@@ -597,12 +1029,19 @@ class EntryWalker:
 
     def _store_mem(self, loc, data: frozenset, control: frozenset):
         deps = data | _indirect(control)
+        if self._traces:
+            self._log("mem_store", (loc.root, deps))
         self.mem_deps[loc.root] = self.mem_deps.get(loc.root, EMPTY) | deps
 
     def _condition(self, node, ctx: Ctx) -> frozenset:
         deps = self._value(node, ctx).deps
-        self.cond_deps[id(node)] = self.cond_deps.get(id(node), EMPTY) | deps
+        self._note_condition(id(node), deps)
         return deps
+
+    def _note_condition(self, node_id: int, deps: frozenset):
+        self.cond_deps[node_id] = self.cond_deps.get(node_id, EMPTY) | deps
+        if self._traces:
+            self._log("cond", (node_id, deps))
 
     def _stmt_if_stmt(self, stmt, ctx):
         _attrs, cond, then, other = stmt.children
@@ -659,13 +1098,52 @@ class EntryWalker:
         return flow
 
     def _loop(self, stmt: Tree, ctx: Ctx) -> Flow:
+        """Walks the loop; once more (the first round undone) when what the round read
+        from the tables was changed by the round itself (a counter's stores reach its
+        test, which decides the body's control): the whole walk then needs fewer passes."""
         site = Site.of(stmt)
         key = (site.line, site.column, self.context)
+        # (a round walks the loops inside it again: rounds of rounds would multiply)
+        rounds = LOOP_ROUNDS if len(self.loop_stack) < ROUND_NESTING else 1
+        for _ in range(rounds - 1):
+            mark = self._mark()
+            flow = self._loop_round(stmt, ctx, key)
+            if all(table.get(k, EMPTY) == value for table, k, value in self._reads[mark.reads:]):
+                return flow
+            self._rewind(mark)
+        return self._loop_round(stmt, ctx, key)
+
+    def _mark(self) -> "_Mark":
+        return _Mark(self.seq, len(self.result.accesses), len(self.result.barriers), len(self.loops_seen),
+                     len(self.returns), len(self._reads), len(self._summaries), self.call_guards,
+                     dict(self.current),
+                     [(rec, len(rec.writes), len(rec.assignments), len(rec.pointer_calls))
+                      for rec in self.loop_stack],
+                     [(t, len(t.events), dict(t.current)) for t in self._traces])
+
+    def _rewind(self, mark: "_Mark"):
+        """Undo what the walk recorded since `mark` (the tables keep what it stored: they
+        only grow)."""
+        self.seq = mark.seq
+        del self.result.accesses[mark.accesses:], self.result.barriers[mark.barriers:]
+        del self.loops_seen[mark.loops:], self.returns[mark.returns:], self._reads[mark.reads:]
+        for k in list(self._summaries)[mark.summaries:]:
+            del self._summaries[k]  # a pure call first walked there is first walked again
+        self.call_guards = mark.call_guards
+        self.current = mark.current
+        for rec, writes, assignments, pointer_calls in mark.recs:
+            del rec.writes[writes:], rec.assignments[assignments:], rec.pointer_calls[pointer_calls:]
+        for t, events, current in mark.traces:
+            del t.events[events:]
+            t.current = current
+
+    def _loop_round(self, stmt: Tree, ctx: Ctx, key: tuple) -> Flow:
         rec = _LoopRecord(key, stmt, self.seq + 1, depth=len(self.caller_stmts))
-        self._join_loop_stores(stmt, key)
-        self.loop_stack.append(rec)
+        seen_stores = self._join_loop_stores(stmt, key)
+        seen_divergence = self.loop_divergence.get(key, EMPTY)
+        self._enter_loop(rec, seen_divergence, seen_stores)
         self.depth += 1
-        body_ctx = replace(ctx, control=ctx.control | self.loop_divergence.get(key, EMPTY))
+        body_ctx = Ctx(ctx.control | seen_divergence, ctx.guards)
         cond, body, cont, break_if, update = loops.loop_parts(stmt)
         divergence = EMPTY
         self.stmt_id = id(stmt)  # what the condition does belongs to the loop itself
@@ -676,7 +1154,7 @@ class EntryWalker:
         if flow.leaves:
             divergence |= flow.divergence
         if cont or break_if is not None:
-            cont_ctx = replace(body_ctx, control=body_ctx.control | flow.divergence)
+            cont_ctx = Ctx(body_ctx.control | flow.divergence, body_ctx.guards)
             self._block(cont, cont_ctx)
             if break_if is not None:
                 self.stmt_id = id(stmt)
@@ -687,11 +1165,7 @@ class EntryWalker:
         if update is not None:
             self._stmt(update, body_ctx)
         self.depth -= 1
-        self.loop_stack.pop()
-        self.loop_divergence[key] = self.loop_divergence.get(key, EMPTY) | divergence
-
-        rec.seq_end = self.seq
-        self.loops_seen.append(rec)  # judged once the walk has converged (see run)
+        self._exit_loop(divergence)
         leaves_fn = frozenset({"return"}) & flow.leaves
         return Flow(falls=True, leaves=leaves_fn, divergence=flow.divergence if leaves_fn else EMPTY,
                     waited=_atomic_reads(self.loop_divergence[key]))
@@ -836,37 +1310,46 @@ class EntryWalker:
             deps = (val.deps | ref.index_deps | {_interned(Source("var", ref.local_key))}
                     | self._var_value(ref.local_key))
             return Val(deps)
-        src = _interned(Source("load", str(ref.loc), ref.loc, site=Site.of(node)))
+        site = Site.of(node)
+        src = _interned(Source("load", str(ref.loc), ref.loc, site=site))
         self._created(src)
-        self.load_refs[src] = ref
-        self._access("read", False, None, ref, Site.of(node), ctx, source=src)
+        self._set_load_ref(src, ref)
+        self._access("read", False, None, ref, site, ctx, source=src)
         return Val(val.deps | ref.index_deps | {src} | self._mem(ref.loc))
 
     def _mem(self, loc) -> frozenset:
         """What was stored into workgroup memory at `loc` (nothing for other spaces)."""
-        return self.mem_deps.get(loc.root, EMPTY) if loc.space == "workgroup" else EMPTY
+        if loc.space != "workgroup":
+            return EMPTY
+        value = self.mem_deps.get(loc.root, EMPTY)
+        self._reads.append((self.mem_deps, loc.root, value))
+        if self._traces:
+            self._log("mem_read", (loc.root, value))
+        return value
 
     def _created(self, src: Source):
         for rec in self.loop_stack:
             rec.created_loads.add(src)
         if self._created_log:
             self._created_log[-1].add(src)
+        if self._traces:
+            self._log("created", src)
 
     def _eval(self, node, ctx: Ctx) -> Val:
         if isinstance(node, Token):
-            return Val()
+            return _NOTHING
         kind = node.data
         if kind == "ident_expr":
             return self._lookup(str(node.children[0]))
         if kind == "literal":
-            return Val()
+            return _NOTHING
         if kind == "binop":
             op = str(node.children[1])
             if op in (">=", ">", "<=", "<"):  # `atomicLoad(&count) >= CAP`: a lower bound
                 call = node.children[0] if op in (">=", ">") else node.children[2]
                 if (isinstance(call, Tree) and call.data == "call_expr"
                         and str(call.children[0]) == "atomicLoad" and not call.meta.empty):
-                    self.result.lower_bound_tests.add((call.meta.line, call.meta.column))
+                    self._note_lower_bound((call.meta.line, call.meta.column))
             if op == "&":  # `atomicLoad(&f) & MASK`: only MASK's bits are read
                 for call, other in ((node.children[0], node.children[2]), (node.children[2], node.children[0])):
                     if (isinstance(call, Tree) and call.data == "call_expr"
@@ -880,7 +1363,7 @@ class EntryWalker:
                         if m is not None:
                             for src in self._lookup(str(call.children[0])).deps:
                                 if src.kind == "load" and src.atomic and not src.indirect:
-                                    self.name_masks[src] = self.name_masks.get(src, 0) | m
+                                    self._note_mask(src, m)
             return Val(self._value(node.children[0], ctx).deps | self._value(node.children[2], ctx).deps)
         if kind == "unop":
             op, operand = node.children
@@ -895,12 +1378,14 @@ class EntryWalker:
             base = self._eval(node.children[0], ctx)
             index = self._value(node.children[1], ctx)
             if base.ref is not None:
-                text = " ".join(self._source_text(node.children[1]).split())
-                ref = replace(base.ref, index_deps=base.ref.index_deps | index.deps,
-                              index_texts=base.ref.index_texts + (text,),
-                              const_index=base.ref.const_index + (self._const(node.children[1]),),
-                              index_dep_list=base.ref.index_dep_list + (index.deps,),
-                              index_shapes=base.ref.index_shapes + (self._shape(node.children[1]),))
+                b = base.ref
+                ref = Ref(b.loc, b.local_key, b.index_deps | index.deps,
+                          b.index_texts + (self._index_text(node.children[1]),),
+                          b.const_index + (self._const(node.children[1]),),
+                          b.index_dep_list + (index.deps,),
+                          # (a function's own array: its index shape is never compared)
+                          b.index_shapes + (self._shape(node.children[1]) if b.loc is not None
+                                            else indices.UNKNOWN,))
                 return Val(base.deps, ref)
             return Val(base.deps | index.deps)
         if kind == "member":
@@ -910,7 +1395,9 @@ class EntryWalker:
                 return base.fields[name]
             if base.ref is not None:
                 if base.ref.loc is not None:
-                    return Val(base.deps, replace(base.ref, loc=base.ref.loc.member(name)))
+                    b = base.ref
+                    return Val(base.deps, Ref(b.loc.member(name), b.local_key, b.index_deps, b.index_texts,
+                                              b.const_index, b.index_dep_list, b.index_shapes))
                 return Val(base.deps, base.ref)
             return Val(base.deps)
         if kind == "call_expr":
@@ -972,10 +1459,14 @@ class EntryWalker:
     def _shape(self, node) -> indices.Shape:
         """An index expression as symbols plus bounds; side-effect free."""
         key = (id(node), self.context)
-        shape = self._shapes.get(key)
-        if shape is None:
-            shape = self._shapes[key] = self._shape_of(node)
-        return shape
+        hit = self._shapes.get(key)
+        if hit is None:
+            self._consults.append(set())
+            shape = self._shape_of(node)
+            hit = self._shapes[key] = (shape, frozenset(self._consults.pop()))
+        if hit[1] and self._consults:
+            self._consults[-1] |= hit[1]
+        return hit[0]
 
     def _shape_of(self, node) -> indices.Shape:
         const = self._const(node)
@@ -990,6 +1481,8 @@ class EntryWalker:
                 if name in scope:
                     val = scope[name]
                     if val.shape is not None:
+                        if scope is self.scopes[0]:  # a parameter: its shape is the caller's
+                            self._consults[-1].add(name)
                         return val.shape
                     return self._opaque_shape(val)
             if name in self.module.constants:  # an override: fixed for the dispatch
@@ -1077,12 +1570,14 @@ class EntryWalker:
     def _call_shape(self, node) -> indices.Shape:
         name = str(node.children[0])
         arg_list = node.children[2].children[0]
-        args = [self._shape(a) for a in (arg_list.children if arg_list is not None else [])]
         if name in ("atomicLoad", "atomicAdd", "atomicSub", "atomicMax", "atomicMin", "atomicOr",
-                    "atomicAnd", "atomicXor", "atomicExchange") and args:
+                    "atomicAnd", "atomicXor", "atomicExchange") and arg_list is not None and arg_list.children:
             pointer = (arg_list.children[0].children[1] if arg_list.children[0].data == "unop"
                        else arg_list.children[0])
             return indices.unknown(self._reads_unsigned(pointer))
+        if name not in ("u32", "i32", "min", "max", "clamp", "select"):
+            return indices.UNKNOWN
+        args = [self._shape(a) for a in (arg_list.children if arg_list is not None else [])]
         if name in ("u32", "i32") and len(args) == 1:
             a = args[0]
             if name == "u32":
@@ -1106,6 +1601,13 @@ class EntryWalker:
             return indices.hull(args[0], args[1])
         return indices.UNKNOWN
 
+    def _index_text(self, node) -> str:
+        """An index expression's source, blanks normalized (to compare indices)."""
+        text = self._texts.get(id(node))
+        if text is None:
+            text = self._texts[id(node)] = " ".join(self._source_text(node).split())
+        return text
+
     def _source_text(self, node) -> str:
         meta = node.meta
         return self.text[meta.start_pos:meta.end_pos]
@@ -1120,9 +1622,7 @@ class EntryWalker:
         if name in ATOMIC_RMW or name in ("atomicLoad", "atomicStore"):
             return self._atomic(name, arg_nodes, site, ctx, result_used, self._masks.get(id(node)))
         if name in BARRIERS or name == "workgroupUniformLoad":
-            for rec in self.loop_stack:
-                rec.barrier = True
-            self.result.barriers.append(Barrier(name, site, self._next_seq(), self._frames(site, ctx)))
+            self._emit_barrier(name, site, self._frames(site, ctx))
             if name == "workgroupUniformLoad" and arg_nodes:
                 pointer = self._eval(arg_nodes[0], ctx)
                 if pointer.ref is not None and pointer.ref.loc is not None:
@@ -1133,16 +1633,28 @@ class EntryWalker:
             return Val()
         args = [self._value(a, ctx) for a in arg_nodes]
         if name in self.module.functions:
-            args = [Val(v.deps, None, v.is_pointer, v.fields, self._shape(a)) if v.ref is None else v
-                    for v, a in zip(args, arg_nodes)]
+            looked_at = []  # per argument: the parameters its shape was computed from
+            for i, (v, a) in enumerate(zip(args, arg_nodes)):
+                if v.ref is None:
+                    self._consults.append(set())
+                    args[i] = Val(v.deps, None, v.is_pointer, v.fields, self._shape(a))
+                    looked_at.append(self._consults.pop())
+                else:
+                    looked_at.append(())
             pointer_keys = frozenset(a.ref.local_key for a in args
                                      if a.is_pointer and a.ref.local_key is not None)
             for k in pointer_keys:
-                self.current.pop(k, None)  # the callee may store through the pointer
-            if pointer_keys:
-                for rec in self.loop_stack:
-                    rec.pointer_calls.append((self._stmt_in(rec), pointer_keys))
-            return self._call_function(name, args, site, ctx)
+                self._drop_current(k)  # the callee may store through the pointer
+            if pointer_keys and (self.loop_stack or self._traces):
+                self._emit_pointer_call(pointer_keys, self._loop_stmts())
+            result = self._call_function(name, args, site, ctx)
+            sensitive = self._sensitive.get(name)
+            if sensitive and self._consults:
+                # the callee looks at these arguments' shapes: so does this function
+                for (pname, _, _), params in zip(self.module.functions[name].params, looked_at):
+                    if pname in sensitive:
+                        self._consults[-1].update(params)
+            return result
         if name.startswith(("subgroup", "quad")):
             # equal within a subgroup at best, not across the workgroup
             return Val(_union(args) | {_interned(Source("builtin", name + "()"))})
@@ -1181,12 +1693,12 @@ class EntryWalker:
         src = _interned(Source("load", str(ref.loc), ref.loc, atomic=True,
                                rmw=None if name == "atomicLoad" else name, site=site))
         self._created(src)
-        self.load_refs[src] = ref
+        self._set_load_ref(src, ref)
         if name == "atomicCompareExchangeWeak" and operands and _plain_value(arg_nodes[1]) and any(
                 s.kind == "load" and s.loc is not None and s.loc.overlaps(ref.loc)
                 for s in operands[0].deps):
             # expecting exactly what was read (not `v & ~1u`, which waits for a bit to clear)
-            self.lock_free.add(src)
+            self._note_lock_free(src)
         if name == "atomicCompareExchangeWeak" and len(arg_nodes) == 3:
             expected = self._const(arg_nodes[1])
             if expected is not None:
@@ -1201,14 +1713,11 @@ class EntryWalker:
         loc = ref.loc
         if loc.space not in ("storage", "workgroup"):
             return
-        if kind in ("write", "rmw"):
-            for rec in self.loop_stack:
-                rec.writes.append((self._stmt_in(rec), ref,
-                                   _LOCK_FREE if source is not None and source in self.lock_free else op))
-        self.result.accesses.append(Access(
+        stmts = self._loop_stmts() if kind in ("write", "rmw") else None
+        self._emit_access(Access(
             kind, atomic, op, loc, ref, site, self._next_seq(), ctx.guards,
             tuple(rec.key for rec in self.loop_stack), result_used, source, operand_deps,
-            operand_const, mask))
+            operand_const, mask), stmts)
 
 
 def analyze(module: ModuleInfo, text: str) -> list[EntryAnalysis]:

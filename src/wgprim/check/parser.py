@@ -26,6 +26,7 @@ from pathlib import Path
 import lark
 from lark import Token, Tree
 from lark.lexer import Lexer
+from lark.parse_tree_builder import ExpandSingleChild
 from lark.parsers.lalr_analysis import Shift
 
 from .errors import WgslSyntaxError
@@ -121,7 +122,9 @@ def _tables():
 
 def _compile(parser):
     """(actions per state, start state, end state) of a lark LALR parser. An action is
-    (True, next state) for a shift, or (False, (size, nonterminal, callback)) for a reduce."""
+    (True, next state) for a shift, or (False, (size, nonterminal, callback)) for a reduce;
+    size is -1 for a `?rule` of one symbol, which passes its child through unchanged (lark's
+    ExpandSingleChild of one child): the loop then only changes state."""
     table = parser.parser.parser._parse_table
     callbacks = parser._callbacks
     reduces = {}
@@ -133,7 +136,10 @@ def _compile(parser):
                 row[symbol] = (True, arg)
             else:
                 if arg not in reduces:
-                    reduces[arg] = (len(arg.expansion), arg.origin.name, callbacks[arg])
+                    size, callback = len(arg.expansion), callbacks[arg]
+                    if size == 1 and type(callback) is ExpandSingleChild:
+                        size = -1
+                    reduces[arg] = (size, arg.origin.name, callback)
                 row[symbol] = (False, reduces[arg])
         states[state] = row
     return states, table.start_states["start"], table.end_states["start"]
@@ -166,6 +172,12 @@ def _run(tokens: list) -> Tree:
                 span_stack.append((token, token))
                 break
             size, origin, callback = arg
+            if size < 0:  # passes its child through: nothing to build, nothing to add
+                goto = states[state_stack[-2]][origin][1]
+                state_stack[-1] = goto
+                if token is end and goto == end_state:
+                    return value_stack[-1]
+                continue
             if size == 1:
                 child = value_stack[-1]
                 value = callback([child])
@@ -241,10 +253,18 @@ def _to_lark_tokens(raw_tokens) -> list:
     return tokens
 
 
-def _old_spelling(tok, expected) -> str | None:
+def _old_spelling(tok, expected, text: str, offset: int) -> str | None:
     """A message for constructs of drafts of WGSL that the language has since dropped."""
     if tok.value == "let" and "_FN" in expected:  # where a declaration starts
         return "'let' at module scope is the spelling of early WGSL drafts (not WGSL today): write 'const'"
+    if tok.value == "type" and "_FN" in expected:
+        return "'type' aliases are the spelling of early WGSL drafts (not WGSL today): write 'alias'"
+    if tok.value == "[" and text.startswith("[[", offset):
+        return ("'[[attribute]]' is the attribute spelling of early WGSL drafts (not WGSL today): "
+                "write '@attribute'")
+    if tok.value == ";" and {_TERMINAL_NAMES.get(name) for name in expected} == {"','", "'}'"}:
+        return ("';' after a struct member is the spelling of early WGSL drafts (not WGSL today): "
+                "members are separated by ','")
     return None
 
 
@@ -260,7 +280,7 @@ def parse(text: str, path: str | None = None) -> ParsedModule:
             raise WgslSyntaxError("unexpected end of file" + _describe_expected(e.expected),
                                   line, col, path) from None
         offset = sum(len(l) for l in text.splitlines(keepends=True)[:tok.line - 1]) + tok.column - 1
-        message = not_wgsl_reason(text, offset) or _old_spelling(tok, e.expected) or (
+        message = not_wgsl_reason(text, offset) or _old_spelling(tok, e.expected, text, offset) or (
             f"unexpected {tok.value!r}" + _describe_expected(e.expected))
         raise WgslSyntaxError(message, tok.line, tok.column, path) from None
     return ParsedModule(tree, comments, text, path)
