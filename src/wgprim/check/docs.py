@@ -316,6 +316,14 @@ wrong. vello's and most of bevy's shaders are
   nobody calls.
 - **Preprocessed sources.** Templates and `#import`/`#ifdef` sources must be rendered
   first; the checker reads WGSL only.
+- **Races inside a workgroup.** A missing `workgroupBarrier` between one invocation's
+  write and another's read of workgroup memory (a warp-style reduction without barriers,
+  a Hillis-Steele scan in place) is no rule: the rules are about waiting across
+  workgroups, and such code never hangs. Public compute shaders gathered for the
+  evaluation had several.
+- **Validation.** The checker is not a WGSL validator: a file that parses is checked as
+  written even where naga or Tint would reject it (an undefined name, an atomic in a
+  uniform struct, `@stage(vertex)`). Validate with them; compiling through wgprim does.
 
 ## Rules
 
