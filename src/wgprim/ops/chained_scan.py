@@ -21,8 +21,8 @@ from wgprim.array import Array
 from wgprim.device import Device
 from wgprim.ops import block_scan, operators
 from wgprim.ops.common import chunks
-from wgprim import unroll as unroll_off
 from wgprim.program import Program, consecutive_subgroups, get_pipeline
+from wgprim.unroll import OFF as UNROLL_OFF
 
 WG = 256
 VECS = 4  # scan.wgsl's vec4s per invocation
@@ -135,7 +135,7 @@ class ChainedRecorder:
         preamble = (operators.preamble(op, dt, for_scan=True)
                     + block_scan.scan_preamble(device, block_scan.OPERATOR, subgroups=subgroups)
                     + f"const ROWS: u32 = {rows}u;\n" + lookback_preamble(per_lane)
-                    + ("" if unroll else unroll_off.OFF))
+                    + ("" if unroll else UNROLL_OFF))
         consts = {"WG": WG, **lookback_constants(spin_budget, publishes_fallback(op, dt), fault, stats)}
         self.pipeline = get_pipeline(device, kernel, preamble, entry, consts)
 
