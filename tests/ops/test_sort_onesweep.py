@@ -215,6 +215,30 @@ def test_default_policy():
     assert sorter.uses_onesweep(100_000, pairs=True) and sorter.uses_onesweep(100_000)
 
 
+def test_pass_pipelines_by_what_they_compile():
+    """The key transforms and argsort's index flag are pipeline constants: a sort of
+    ascending u32 keys (identity transforms) runs every pass on one pipeline, an f32 sort
+    has its own first and last pass, and the results stay exact (with the output stored
+    whole and through windows)."""
+    dev = get_device()
+    rng = np.random.default_rng(21)
+    u = _radix(dev, np.dtype(np.uint32), False)
+    f = _radix(dev, np.dtype(np.float32), True)
+    first, middle, last = radix_sort.TRANSFORM_IN, 0, radix_sort.TRANSFORM_OUT
+    assert u.pipe("keys", first) is u.pipe("keys", middle) is u.pipe("keys", last)
+    assert u.pipe("pairs", first | radix_sort.INDEX_VALUES) is not u.pipe("pairs", first)
+    assert len({id(f.pipe("keys", flags)) for flags in (first, middle, last, first | last)}) == 4
+    assert f.pipe("keys", middle) is u.pipe("keys", middle)  # the mode matters only to a transform
+    assert u.pipe("radix_scatter_keys", middle, windows=True) is not u.pipe("radix_scatter_keys", middle)
+    x = rng.standard_normal(70_001).astype(np.float32)
+    x[::97] = np.nan
+    x[::101] = -0.0
+    nan = np.isnan(x)
+    descending = np.concatenate([x[nan], np.sort(x[~nan])[::-1]])  # NaN first, then largest
+    assert np.array_equal(sort(x, descending=True).numpy(), descending, equal_nan=True)
+    assert np.array_equal(argsort(x).numpy(), np.argsort(x, kind="stable"))
+
+
 def test_pairs_policy(monkeypatch):
     """USE_ONESWEEP = "pairs": the one-sweep passes sort pairs and argsort; keys alone
     take the multi-pass sort."""

@@ -75,13 +75,24 @@ fn radix_onesweep_histogram(@builtin(workgroup_id) wid: vec3<u32>,
     atomicStore(&state[params.region + w], 0u);
   }
   workgroupBarrier();
-  let end = min(last_tile * TILE, params.n);
-  for (var i = first_tile * TILE + t; i < end; i += WG) {
-    let key = load_key(i);
-    atomicAdd(&os_hist[key & 0xffu], 1u);
-    atomicAdd(&os_hist[RADIX + ((key >> 8u) & 0xffu)], 1u);
-    atomicAdd(&os_hist[2u * RADIX + ((key >> 16u) & 0xffu)], 1u);
-    atomicAdd(&os_hist[3u * RADIX + (key >> 24u)], 1u);
+  // A tile's ITEMS keys per invocation loaded before any is counted (written out, clamped
+  // loads): one memory latency per tile instead of one per key.
+  for (var tile = first_tile; tile < last_tile; tile++) {
+    var tile_keys: array<u32, ITEMS>;
+    // unroll
+    for (var k = 0u; k < ITEMS; k++) {
+      tile_keys[k] = load_key(min(tile * TILE + k * WG + t, params.n - 1u));
+    }
+    // unroll
+    for (var k = 0u; k < ITEMS; k++) {
+      let key = tile_keys[k];
+      if (tile * TILE + k * WG + t < params.n) {
+        atomicAdd(&os_hist[key & 0xffu], 1u);
+        atomicAdd(&os_hist[RADIX + ((key >> 8u) & 0xffu)], 1u);
+        atomicAdd(&os_hist[2u * RADIX + ((key >> 16u) & 0xffu)], 1u);
+        atomicAdd(&os_hist[3u * RADIX + (key >> 24u)], 1u);
+      }
+    }
   }
   workgroupBarrier();
   for (var w = t; w < HIST_WORDS; w += WG) {

@@ -82,6 +82,9 @@ ONESWEEP_SPIN = 256
 # Predecessors' state words one round of the one-sweep look-back reads at once per digit:
 # 4 and 8 measured the same on an H200 (2^26 keys 3.72 ms), 16 and 32 slower (3.87, 4.19).
 ONESWEEP_LOOK_AHEAD = 4
+# Measurement switch: scatter passes whose output is one binding store without the window
+# tests (False: every pass tests, as before 2026-12-01).
+STORE_WHOLE = True
 # Tests: tiles t with t % ONESWEEP_FAULT == ONESWEEP_FAULT - 1 never publish (0: all do).
 ONESWEEP_FAULT = 0
 # State words hold 30-bit counts: larger inputs take the multi-pass sort.
@@ -243,8 +246,7 @@ class RadixSorter:
                                       "radix_scatter_segments_keys", "radix_scatter_segments_pairs")}
         self.tile = (MATCH_WG if self.match else WG) * self.items
         self._files, self._pre, self._entries = files, pre, entries
-        self.pipes = {name: get_pipeline(device, files, pre, entry) for name, entry in entries.items()
-                      if "segments" not in name}  # the segmented ones on first use
+        self.pipes: dict = {}  # (name, transforms) -> pipeline, built on first use
         self.scan = ScanRecorder(device, np.dtype(np.uint32), "sum")
         self._onesweep_files = (files if isinstance(files, tuple) else (files,)) + (
             ("radix_onesweep", "radix_onesweep_match") if self.match else ("radix_onesweep",))
@@ -253,13 +255,26 @@ class RadixSorter:
             "bins": "radix_onesweep_bins",
             "keys": "radix_onesweep_match_keys" if self.match else "radix_onesweep_keys",
             "pairs": "radix_onesweep_match_pairs" if self.match else "radix_onesweep_pairs"}
-        self._onesweep_pre = pre
-        self._onesweep_pipes: dict | None = None
 
-    def pipe(self, name: str):
-        if name not in self.pipes:
-            self.pipes[name] = get_pipeline(self.device, self._files, self._pre, self._entries[name])
-        return self.pipes[name]
+    def pipe(self, name: str, flags: int = 0, windows: bool = False):
+        """The pipeline of entry `name` for a pass with `flags`, storing through output
+        windows or not: the key mode, the pass's TRANSFORM_IN / TRANSFORM_OUT /
+        INDEX_VALUES bits and `windows` are pipeline constants (see load_key and store_key
+        in kernels/radix_sort.wgsl). Combinations that compile to the same code share one
+        pipeline: the mode matters only to a pass that transforms, and the transforms of
+        ascending u32 keys are the identity."""
+        flags &= TRANSFORM_IN | TRANSFORM_OUT | INDEX_VALUES
+        if self.mode == 0:
+            flags &= INDEX_VALUES
+        mode = self.mode if flags & (TRANSFORM_IN | TRANSFORM_OUT) else 0
+        windows = windows or not STORE_WHOLE
+        key = (name, mode, flags, windows)
+        if key not in self.pipes:
+            files, entries = ((self._onesweep_files, self._onesweep_entries) if name in self._onesweep_entries
+                              else (self._files, self._entries))
+            self.pipes[key] = get_pipeline(self.device, files, self._pre, entries[name],
+                                           {"KEY_MODE": mode, "PASS_FLAGS": flags, "OUTPUT_WINDOWS": int(windows)})
+        return self.pipes[key]
 
     @staticmethod
     def _params(p: Program, *values: int):
@@ -285,11 +300,6 @@ class RadixSorter:
         return (wanted and 0 < n <= ONESWEEP_MAX_KEYS and 4 * n <= self.device.max_binding_bytes
                 and self.onesweep_shared_bytes() <= self.device.max_workgroup_storage)
 
-    def _onesweep(self) -> dict:
-        if self._onesweep_pipes is None:
-            self._onesweep_pipes = {name: get_pipeline(self.device, self._onesweep_files, self._onesweep_pre, entry)
-                                    for name, entry in self._onesweep_entries.items()}
-        return self._onesweep_pipes
 
     def tiles(self, n: int) -> int:
         return -(-n // self.tile)
@@ -327,13 +337,13 @@ class RadixSorter:
     # -- probe --------------------------------------------------------------------------
     def record_probe(self, p: Program, keys: Array, bits) -> None:
         """Add the dispatches leaving (OR, AND) of all transformed keys in `bits` (8 bytes)."""
-        p.dispatch("radix probe", self.pipes["radix_probe_init"], {7: bits}, 1)
+        p.dispatch("radix probe", self.pipe("radix_probe_init"), {7: bits}, 1)
         tiles = self.tiles(keys.size)
         for c in self.chunks(keys.size):
             groups = self.tiles(c.count)
             params = self._params(p, c.count, tiles, groups, 0, TRANSFORM_IN, self.mode, c.start // self.tile,
                                   c.start, 0xFFFFFFFF, 0)
-            p.dispatch("radix probe", self.pipes["radix_probe"], {0: params, 1: c.view(keys), 7: bits}, groups)
+            p.dispatch("radix probe", self.pipe("radix_probe", TRANSFORM_IN), {0: params, 1: c.view(keys), 7: bits}, groups)
 
     def probe(self, keys: Array) -> tuple[int, ...]:
         """The digits worth a pass for these keys (runs the probe and waits for it)."""
@@ -390,12 +400,13 @@ class RadixSorter:
         unused = p.temp(16)  # the high output windows when the output fits one binding
         for _, d, dst, flags in _passes(digits, pairs, index_values):
             key_windows = self._output_windows(key_bufs[dst], n)
+            windowed = len(key_windows) > 1 or key_windows[0][1] is not None
             val_windows = self._output_windows(val_bufs[dst], n) if pairs else [None] * len(key_windows)
             for c in parts:
                 groups = self.tiles(c.count)
                 params = self._params(p, c.count, tiles, groups, DIGIT_BITS * d, flags, self.mode,
                                   c.start // self.tile, c.start, 0xFFFFFFFF, 0)
-                p.dispatch("radix count", self.pipes["radix_count"],
+                p.dispatch("radix count", self.pipe("radix_count", flags & TRANSFORM_IN),
                            {0: params, 1: c.view(_as(src_k, n)), 2: counts.buffer}, groups)
             with p.scope("radix scan"):
                 self.scan.record(p, counts, offsets, exclusive=True)
@@ -403,7 +414,7 @@ class RadixSorter:
             if OFFSETS_BY_TILE:  # the offsets tile-major, into the counts (read by then)
                 blocks = (RADIX // 32) * -(-tiles // 32)
                 params = self._params(p, n, tiles, blocks)
-                p.dispatch("radix scan", self.pipes["radix_transpose_offsets"],
+                p.dispatch("radix scan", self.pipe("radix_transpose_offsets"),
                            {0: params, 2: counts.buffer, 3: offsets.buffer}, blocks)
                 scatter_offsets = counts.buffer
             for c in parts:
@@ -416,9 +427,9 @@ class RadixSorter:
                     if pairs:
                         val_lo, val_hi, _, _ = vals
                         bindings.update({5: c.view(_as(src_v, n)), 6: val_lo, 9: val_hi or unused})
-                        p.dispatch("radix scatter", self.pipes["radix_scatter_pairs"], bindings, groups)
+                        p.dispatch("radix scatter", self.pipe("radix_scatter_pairs", flags, windowed), bindings, groups)
                     else:
-                        p.dispatch("radix scatter", self.pipes["radix_scatter_keys"], bindings, groups)
+                        p.dispatch("radix scatter", self.pipe("radix_scatter_keys", flags, windowed), bindings, groups)
             if pairs:
                 src_v = val_bufs[dst]
             src_k = key_bufs[dst]
@@ -430,18 +441,17 @@ class RadixSorter:
         count" (clear, histogram), "radix scan" (bins), "radix scatter" (each pass: rank,
         look-back, scatter)."""
         n = keys_in.size
-        pipes = self._onesweep()
         tiles = self.tiles(n)
         pairs = vals_out is not None
         state, hist, claims = temps["state"], temps["hist"], temps["claims"]
         region = (0, RADIX * tiles)  # state words of even and odd passes
         hist_groups = -(-tiles // HIST_TILES)
-        p.dispatch("radix count", pipes["clear"], {11: hist, 12: claims}, 1)
+        p.dispatch("radix count", self.pipe("clear"), {11: hist, 12: claims}, 1)
         params = self._params(p, n, tiles, hist_groups, 0, TRANSFORM_IN, self.mode, 0, 0, 0xFFFFFFFF, 0,
                               0, region[0], region[1], 0, 0, HIST_TILES)
-        p.dispatch("radix count", pipes["histogram"], {0: params, 1: keys_in.buffer, 10: state, 11: hist},
+        p.dispatch("radix count", self.pipe("histogram", TRANSFORM_IN), {0: params, 1: keys_in.buffer, 10: state, 11: hist},
                    hist_groups)
-        p.dispatch("radix scan", pipes["bins"], {11: hist}, 1)
+        p.dispatch("radix scan", self.pipe("bins"), {11: hist}, 1)
         key_bufs = [keys_out.buffer, temps["keys"]]
         val_bufs = [vals_out.buffer, temps["values"]] if pairs else []
         src_k = keys_in.buffer
@@ -456,7 +466,7 @@ class RadixSorter:
             bindings = {0: params, 1: src_k, 4: key_bufs[dst], 8: unused, 10: state, 11: hist, 12: claims}
             if pairs:
                 bindings.update({5: src_v, 6: val_bufs[dst], 9: unused})
-            p.dispatch("radix scatter", pipes["pairs" if pairs else "keys"], bindings, tiles)
+            p.dispatch("radix scatter", self.pipe("pairs" if pairs else "keys", flags), bindings, tiles)
             if pairs:
                 src_v = val_bufs[dst]
             src_k = key_bufs[dst]
@@ -516,15 +526,15 @@ class RadixSorter:
         for _, d, dst, flags in _passes(digits, pairs, index_values):
             params = self._params(p, n, tiles, tiles, DIGIT_BITS * d, flags, self.mode, 0, 0, 0xFFFFFFFF, 0,
                                   0, 0, 0, 0, 0, 0, length)
-            p.dispatch("radix count", self.pipe("radix_count_segments"),
+            p.dispatch("radix count", self.pipe("radix_count_segments", flags & TRANSFORM_IN),
                        {0: params, 1: src_k, 2: counts.buffer, 13: seg_table}, tiles)
             with p.scope("radix scan"):
                 self.scan.record(p, counts, offsets, exclusive=True)
             bindings = {0: params, 1: src_k, 3: offsets.buffer, 4: key_bufs[dst], 8: unused, 13: seg_table}
             if pairs:
                 bindings.update({5: src_v, 6: val_bufs[dst], 9: unused})
-                p.dispatch("radix scatter", self.pipe("radix_scatter_segments_pairs"), bindings, tiles)
+                p.dispatch("radix scatter", self.pipe("radix_scatter_segments_pairs", flags), bindings, tiles)
                 src_v = val_bufs[dst]
             else:
-                p.dispatch("radix scatter", self.pipe("radix_scatter_segments_keys"), bindings, tiles)
+                p.dispatch("radix scatter", self.pipe("radix_scatter_segments_keys", flags), bindings, tiles)
             src_k = key_bufs[dst]

@@ -39,6 +39,8 @@ TILE = WG * 4 * 4  # elements per tile: 4 mask words (16 flags) per invocation
 # the block's tiles in order. On an H200 one tile per workgroup measured fastest (2, 4, 8:
 # the scatter 2.4x to 3.8x slower), see docs/histogram_select.md.
 TILES_PER_GROUP = 1
+# Blocks counted per workgroup of the count dispatch (the kernel's COUNT_BLOCKS).
+COUNT_BLOCKS = 16
 
 
 def _block_tiles(device) -> int:
@@ -99,7 +101,7 @@ class CompactRecorder:
                 prefix = Array(program.temp(4 * groups), U32, (groups,), dev)
                 program.dispatch("compact count", self.count,
                                  {0: program.params(c.count, groups, c.start, slot), 8: c.view(mask),
-                                  2: counts.buffer}, groups)
+                                  2: counts.buffer}, -(-groups // COUNT_BLOCKS))
                 self.scan.record(program, counts, prefix, exclusive=True)
                 bind.update({0: program.params(c.count, groups, c.start, slot), 3: prefix.buffer, 7: totals.buffer})
                 program.dispatch(f"compact scatter {self.kind}", self.scatter, bind, groups)
