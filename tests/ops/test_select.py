@@ -36,20 +36,26 @@ def masks(n, seed=0):
     yield "full", np.ones(n, bool)
 
 
+# Both ordered methods at every size (by default small inputs take the single pass).
+METHODS = ["single-pass", "three-phase"]
+
+
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("n", SIZES)
-def test_compact(dtype, n):
+def test_compact(dtype, n, method):
     x = values(n, dtype, seed=n)
     for name, m in masks(n, seed=n):
-        got = compact(x, m)
+        got = compact(x, m, method=method)
         assert got.dtype == np.dtype(dtype)
         np.testing.assert_array_equal(got.numpy(), x[m], err_msg=name)
 
 
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("n", SIZES)
-def test_nonzero(n):
+def test_nonzero(n, method):
     for name, m in masks(n, seed=n):
-        got = nonzero(m)
+        got = nonzero(m, method=method)
         assert got.dtype == np.uint32
         np.testing.assert_array_equal(got.numpy(), np.flatnonzero(m), err_msg=name)
 
@@ -194,13 +200,34 @@ def test_blocks(monkeypatch, tiles_per_group):
     for n in (1, 4095, 4097, 8191, 8193, 32768 + 5, 100_003):
         x = values(n, np.float32, seed=n)
         for name, m in masks(n, seed=n):
-            np.testing.assert_array_equal(compact(x, m).numpy(), x[m], err_msg=f"{n} {name}")
-            np.testing.assert_array_equal(nonzero(m).numpy(), np.flatnonzero(m), err_msg=f"{n} {name}")
+            # the blocks are the three-phase path's (the single pass has one tile a workgroup)
+            got = compact(x, m, method="three-phase").numpy()
+            np.testing.assert_array_equal(got, x[m], err_msg=f"{n} {name}")
+            got = nonzero(m, method="three-phase").numpy()
+            np.testing.assert_array_equal(got, np.flatnonzero(m), err_msg=f"{n} {name}")
             got = compact(x, m, ordered=False).numpy()
             np.testing.assert_array_equal(np.sort(got), np.sort(x[m]), err_msg=f"{n} {name}")
     # non-numpy bool bytes and a mask tail inside one vec4 of the count
     raw = np.array([0, 1, 2, 255, 0, 128, 7, 0, 0, 3, 1, 0, 9], np.uint8).view(bool)
     np.testing.assert_array_equal(nonzero(raw).numpy(), np.flatnonzero(raw))
+
+
+@pytest.mark.parametrize("tiles", [15, 16, 17, 31, 33])
+def test_count_of_sixteen_tiles_per_workgroup(tiles):
+    # The three-phase count dispatch counts 16 tiles per workgroup (select_count): sizes around a
+    # group of 16, and every tile a different density, so that a count landing on another
+    # tile's slot moves the kept elements.
+    import wgprim.ops.select as S
+
+    rng = np.random.default_rng(tiles)
+    for n in (tiles * S.TILE - 3, tiles * S.TILE, tiles * S.TILE + 5):
+        density = (np.arange(n) // S.TILE % 7) / 7.0
+        m = rng.random(n) < density
+        x = values(n, np.float32, seed=tiles)
+        got = compact(x, m, method="three-phase").numpy()
+        np.testing.assert_array_equal(got, x[m], err_msg=f"{n}")
+        got = nonzero(m, method="three-phase").numpy()
+        np.testing.assert_array_equal(got, np.flatnonzero(m), err_msg=f"{n}")
 
 
 def test_unique_keeps_distinct_denormals_and_merges_signed_zeros():
