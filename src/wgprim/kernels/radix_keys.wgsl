@@ -10,15 +10,30 @@ const KIND_I32: u32 = 1u;
 const KIND_F32: u32 = 2u;
 const DESCENDING: u32 = 4u;
 
-// Selects, not branches: with `mode` a constant (the radix passes) they fold away.
 fn to_radix(raw: u32, mode: u32) -> u32 {
   let kind = mode & 3u;
-  let k = select(select(raw, order_key_i32(raw), kind == KIND_I32), order_key_f32(raw), kind == KIND_F32);
-  return select(k, ~k, (mode & DESCENDING) != 0u);
+  var k = raw;
+  if (kind == KIND_I32) {
+    k = order_key_i32(raw);
+  } else if (kind == KIND_F32) {
+    k = order_key_f32(raw);
+  }
+  if ((mode & DESCENDING) != 0u) {
+    k = ~k;
+  }
+  return k;
 }
 
 fn from_radix(key: u32, mode: u32) -> u32 {
   let kind = mode & 3u;
-  let k = select(key, ~key, (mode & DESCENDING) != 0u);
-  return select(select(k, from_order_key_i32(k), kind == KIND_I32), from_order_key_f32(k), kind == KIND_F32);
+  var k = key;
+  if ((mode & DESCENDING) != 0u) {
+    k = ~k;
+  }
+  if (kind == KIND_I32) {
+    k = from_order_key_i32(k);
+  } else if (kind == KIND_F32) {
+    k = from_order_key_f32(k);
+  }
+  return k;
 }
