@@ -35,6 +35,7 @@ DEFAULTS = dict(USE_ONESWEEP=radix_sort.USE_ONESWEEP, MATCH_ITEMS=radix_sort.MAT
 # The variants compared (ranking by subgroup match; items = keys per invocation).
 CONFIGS = {
     "multi16": dict(USE_ONESWEEP=False, MATCH_ITEMS=16),
+    "multi20": dict(USE_ONESWEEP=False, MATCH_ITEMS=20),
     "multi24": dict(USE_ONESWEEP=False, MATCH_ITEMS=24),
     "one16": dict(USE_ONESWEEP=True, MATCH_ITEMS=16),
     "one24": dict(USE_ONESWEEP=True, MATCH_ITEMS=24),
@@ -141,6 +142,8 @@ class WgUnique:
 SHAPES = {
     "wg256x16": dict(),
     "wg256x16 direct": dict(MATCH_SHUFFLE=False),
+    "wg256x20": dict(MATCH_ITEMS=20),
+    "wg256x24": dict(MATCH_ITEMS=24),
     "wg384x16": dict(MATCH_WG=384, MATCH_ITEMS=16),
     "wg512x12": dict(MATCH_WG=512, MATCH_ITEMS=12),
     "wg512x16": dict(MATCH_WG=512, MATCH_ITEMS=16),
@@ -156,6 +159,13 @@ for _ahead in (8, 16, 32):  # state words one look-back round reads per digit (d
     for _what in ("keys", "pairs"):
         PROFILE[f"one wg256x16 ahead{_ahead} {_what}"] = (_what, dict(USE_ONESWEEP=True, ONESWEEP_EARLY=True,
                                                                      ONESWEEP_LOOK_AHEAD=_ahead), True)
+# The previous ranking (each item's shuffle before the next item's atomic: MATCH_RANK
+# "serial"), against the default in the same shapes.
+for _what in ("keys", "pairs"):
+    for _shape in ("wg256x16", "wg256x20"):
+        for _k in ("multi", "one"):
+            PROFILE[f"{_k} {_shape} serial {_what}"] = (_what, dict(USE_ONESWEEP=_k == "one", ONESWEEP_EARLY=True,
+                                                                   MATCH_RANK="serial", **SHAPES[_shape]), True)
 PROFILE.update({
     "one wg256x16 late keys": ("keys", dict(USE_ONESWEEP=True), True),
     "one wg256x16 late pairs": ("pairs", dict(USE_ONESWEEP=True), True),
@@ -166,10 +176,16 @@ PROFILE.update({
     "multi wg256x16 rank=atomic keys": ("keys", dict(USE_ONESWEEP=False, MATCH_RANK="atomic"), False),
     "multi wg256x16 rank=none keys": ("keys", dict(USE_ONESWEEP=False, MATCH_RANK="none"), False),
     "one wg256x16 no-lookback keys": ("keys", dict(USE_ONESWEEP=True, ONESWEEP_LOOKBACK=False), False),
+    "multi wg256x20 rank=none keys": ("keys", dict(USE_ONESWEEP=False, MATCH_ITEMS=20, MATCH_RANK="none"), False),
     "one wg256x16 rank=none keys": ("keys", dict(USE_ONESWEEP=True, ONESWEEP_EARLY=True, MATCH_RANK="none"), False),
     "one wg256x16 rank=none no-lookback keys": ("keys", dict(USE_ONESWEEP=True, MATCH_RANK="none",
                                                              ONESWEEP_LOOKBACK=False), False),
 })
+for _what, _config, _exact in PROFILE.values():  # names say the shape: 16 keys per invocation
+    if "MATCH_ITEMS" not in _config:
+        _config["MATCH_ITEMS"] = 16
+for _name, (_what, _config, _exact) in PROFILE.items():
+    assert f"x{_config['MATCH_ITEMS']} " in _name, _name
 
 
 def pick(medians):

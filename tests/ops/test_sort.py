@@ -271,7 +271,7 @@ def test_plan_pairs_skip_digits_and_profile():
         SortPlan(n, np.float64)
 
 
-@pytest.mark.parametrize("items", [4, 8, 12])
+@pytest.mark.parametrize("items", [4, 8, 12, 16])
 def test_match_tile_sizes(items, monkeypatch):
     """The match path with every supported number of keys per invocation (the default is
     covered above): partial last tiles, duplicates, pairs, argsort, both directions."""
@@ -292,14 +292,21 @@ def test_match_tile_sizes(items, monkeypatch):
 
 
 def test_small_workgroup_memory(monkeypatch):
-    """Devices with only WebGPU's minimum 16 KiB of workgroup memory get 1024-key tiles."""
-    from wgprim.ops.radix_sort import RadixSorter
+    """Devices with only WebGPU's minimum 16 KiB of workgroup memory get the largest match
+    tile that fits there, or 1024-key tiles of the split ranking."""
+    from wgprim.ops.radix_sort import RadixSorter, match_shared_bytes, subgroups_per_workgroup
     from wgprim.program import Program
 
     dev = get_device()
     monkeypatch.setitem(dev.limits, "max-compute-workgroup-storage-size", 16384)
     sorter = RadixSorter(dev, np.dtype(np.float32), descending=True)
-    assert sorter.tile == 1024
+    if sorter.match:
+        subgroups = subgroups_per_workgroup(dev)
+        fitting = [k for k in (20, 16, 12, 8, 4) if match_shared_bytes(k, subgroups) <= 16384]
+        assert sorter.items == fitting[0] < radix_sort.MATCH_ITEMS
+        assert sorter.tile == radix_sort.MATCH_WG * sorter.items
+    else:
+        assert sorter.tile == 1024
     x = random_keys(10_001, np.float32, np.random.default_rng(12))
     out = asarray(np.zeros(x.size, np.float32))
     idx = asarray(np.zeros(x.size, np.uint32))
@@ -339,3 +346,47 @@ def test_offsets_by_tile(n, ranking_path, monkeypatch):
     x = random_keys(40_000, np.uint32, rng)
     with binding_limit(64 * 1024):
         check_all(x)
+
+
+def test_default_policy():
+    """By default every sort takes the multi-pass schedule (measured faster on an H200 since
+    its passes' loads go out together); the one-sweep passes are there when asked for."""
+    sorter = _radix(get_device(), np.dtype(np.uint32), False)
+    assert radix_sort.USE_ONESWEEP is False
+    assert not sorter.uses_onesweep(100_000, pairs=True) and not sorter.uses_onesweep(100_000)
+
+
+
+def test_probe_counts_the_first_pass():
+    """The one-shot sort's probe also counts the first multi-pass pass (digit 0) in the same
+    read of the keys: per-tile counts as the count pass writes them, used only when digit 0
+    gets a pass, never inside a batch (where no probe runs)."""
+    from wgprim.program import Program, batch
+
+    dev = get_device()
+    sorter = _radix(dev, np.dtype(np.uint32), False)
+    rng = np.random.default_rng(17)
+    n = 3 * sorter.tile + 5
+    tiles = sorter.tiles(n)
+    p = Program(dev)
+    counts = p.temp(sorter.temp_bytes(n, False)["counts"])
+    x = random_keys(n, np.uint32, rng)
+    digits, counted = sorter.probe_counting(asarray(x), counts)
+    assert digits == (0, 1, 2, 3) and counted
+    got = p.read(counts, 0, 4 * 256 * tiles, np.uint32).reshape(256, tiles)
+    padded = np.concatenate([x, np.zeros(tiles * sorter.tile - n, np.uint32)])
+    expect = np.stack([np.bincount(t & 255, minlength=256) for t in padded.reshape(tiles, -1)], axis=1)
+    expect[0, -1] -= tiles * sorter.tile - n  # the padding is not counted
+    np.testing.assert_array_equal(got, expect)
+    shifted = x << np.uint32(8)  # digit 0 is 0 in every key: no pass, no use of the counts
+    digits, counted = sorter.probe_counting(asarray(shifted), counts)
+    assert digits == (1, 2, 3) and not counted
+    assert sorter.probe_counting(asarray(x), None) == ((0, 1, 2, 3), False)
+    p.release()
+    for keys in (x, shifted, random_keys(n, np.int32, rng, -300, 300), random_keys(n, np.float32, rng)):
+        check_all(keys)
+        check_all(keys, descending=True)
+    with batch():
+        assert sorter.probe_counting(asarray(x), counts) == ((0, 1, 2, 3), False)
+        out = sort(x)
+    np.testing.assert_array_equal(out.numpy(), np.sort(x))

@@ -57,8 +57,8 @@ def check_all(x, descending=False):
 
 @pytest.fixture(autouse=True)
 def onesweep_everywhere(monkeypatch):
-    """These tests run the one-sweep passes for keys alone too (by default only pairs and
-    argsort take them)."""
+    """These tests run the one-sweep passes for every sort (by default none takes them:
+    test_sort.py::test_default_policy)."""
     monkeypatch.setattr(radix_sort, "USE_ONESWEEP", True)
 
 
@@ -208,13 +208,6 @@ def test_gl_backend_subprocess():
     assert "by tile ok" in stdout
 
 
-def test_default_policy():
-    """By default the one-sweep passes sort keys alone too (measured faster)."""
-    sorter = _radix(get_device(), np.dtype(np.uint32), False)
-    assert radix_sort.USE_ONESWEEP is True
-    assert sorter.uses_onesweep(100_000, pairs=True) and sorter.uses_onesweep(100_000)
-
-
 def test_pass_pipelines_by_what_they_compile():
     """The key transforms and argsort's index flag are pipeline constants: a sort of
     ascending u32 keys (identity transforms) runs every pass on one pipeline, an f32 sort
@@ -250,10 +243,11 @@ def test_pairs_policy(monkeypatch):
     check_all(x, descending=True)
 
 
-@pytest.mark.parametrize("items", [20, 24])
+@pytest.mark.parametrize("items", [16, 24])
 @pytest.mark.parametrize("onesweep", [True, False])
 def test_larger_match_tiles(items, onesweep, monkeypatch):
-    """The match ranking with 20 and 24 keys per invocation, one-sweep and multi-pass."""
+    """The match ranking with 16 and 24 keys per invocation (20 is the default), one-sweep
+    and multi-pass."""
     monkeypatch.setattr(radix_sort, "MATCH_ITEMS", items)
     monkeypatch.setattr(radix_sort, "USE_ONESWEEP", onesweep)
     monkeypatch.setattr(radix_sort, "ONESWEEP_SPIN", 2)
@@ -277,6 +271,7 @@ MATCH_VARIANTS = {
     "wg384x8-late": dict(MATCH_WG=384, MATCH_ITEMS=8, ONESWEEP_EARLY=False),
     "wg512x4": dict(MATCH_WG=512, MATCH_ITEMS=4),
     "direct-writes": dict(MATCH_SHUFFLE=False),
+    "serial-ranking": dict(MATCH_RANK="serial"),
 }
 
 

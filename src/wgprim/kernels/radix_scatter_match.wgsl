@@ -12,15 +12,13 @@
 //   1. Subgroup s owns the tile positions s * ITEMS * size .. (s + 1) * ITEMS * size - 1;
 //      its lane l loads position s * ITEMS * size + j * size + l for j = 0 .. ITEMS-1
 //      (coalesced loads, no transpose). Position order is (s, j, l) order.
-//   2. For j = 0, 1, ...: 8 ballots on the digit's bits give each lane the mask of the
+//   2. For every item j: 8 ballots on the digit's bits give each lane the mask of the
 //      lanes holding the same digit ("peers"). Its rank among them is the number of peers
 //      on lower lanes; the lowest peer adds the peers' count to the subgroup's counter of
-//      that digit (a workgroup atomic, which returns the count before) and shuffles the old
-//      count to its peers. rank = old count + peers below: the key's place among the
-//      subgroup's keys with that digit, in position order. Item j+1's atomic on a counter
-//      comes after item j's on it even when another lane leads: the lanes of the subgroup
-//      meet in item j's shuffle, which needs the value item j's atomic returned (the
-//      counter is an atomic so that two lanes' adds into one word are never lost).
+//      that digit (a workgroup atomicAdd, which returns the count before). All items'
+//      atomics are issued first, then each item's lowest peer shuffles the old count to
+//      its peers: rank = old count + peers below, the key's place among the subgroup's
+//      keys with that digit, in position order (rank_issue_item, rank_finish_item).
 //   3. One exclusive sum over the counters in (digit, subgroup) order gives where each
 //      (digit, subgroup) run starts in the tile's stable order; key position = run start +
 //      rank. Digit starts give digit_base[d] = global offset of the tile's digit d minus
@@ -33,7 +31,8 @@
 // Measurement variants (RANK_MODE; benchmarks/sort_h200.py, never shipped as default):
 // 1 ranks every key by one workgroup atomicAdd on its subgroup's counter (ranked, not
 // stable: the cost of the ballots), 2 does no ranking at all (keys keep their tile
-// position and are written back to it: the cost of everything else).
+// position and are written back to it: the cost of everything else), 3 ranks item after
+// item (each item's shuffle before the next item's atomic: exact, the previous default).
 //
 // Counters: 256 digits x subgroups, u16 halves (digit d of subgroup s in word s * 128 +
 // d % 128, half d / 128; a half holds at most TILE < 65536, so halves never carry). They
@@ -44,7 +43,8 @@
 
 const MATCH_TILE: u32 = WG * ITEMS;
 const COUNTER_WORDS: u32 = 128u * MAX_SG;
-const SHARED_WORDS: u32 = max(MATCH_TILE, COUNTER_WORDS);
+// The counters, then one word per invocation (rank_issue_item), share the tile's room.
+const SHARED_WORDS: u32 = max(MATCH_TILE, COUNTER_WORDS + WG);
 
 var<workgroup> match_shared: array<atomic<u32>, SHARED_WORDS>;
 var<workgroup> match_digit_base: array<u32, RADIX>;
@@ -146,7 +146,8 @@ fn same_bit(peers: vec4<u32>, d: u32, b: u32) -> vec4<u32> {
   return peers & select(~ballot, ballot, on);
 }
 
-// Step 2 for item j (all items j' < j of this subgroup are ranked before).
+// Step 2 for item j, one item at a time (all items j' < j of this subgroup are ranked
+// before; RANK_MODE 1-3).
 fn rank_item(j: u32) {
   let d = digit_of(match_keys[j]);
   if (RANK_MODE == 1u) {
@@ -175,6 +176,39 @@ fn rank_item(j: u32) {
   }
   let first = subgroupShuffle(old, lowest_lane(peers));
   match_ranks[j] = ((first >> half) & 0xffffu) + ones(lower);
+}
+
+// Step 2 in two halves: every item's ballots and counter atomic first, then every item's
+// shuffle, so that the subgroup's atomics are in flight together instead of one after
+// another (H200, 2^26 keys, multi-pass: 0.449 against 0.472 ms a scatter pass). Every
+// lane takes the same atomicAdd, without a branch: the lowest peer adds the peers' count
+// to its digit's counter, the others add 0 to a word of their own
+// (match_shared[COUNTER_WORDS + t], unused until the tile moves in). The order of two
+// items' adds to one counter is the order of the subgroup's atomic instructions, item j's
+// before item j+1's.
+fn rank_issue_item(j: u32) {
+  let d = digit_of(match_keys[j]);
+  var peers = subgroupBallot(true);
+  peers = same_bit(peers, d, 0u);
+  peers = same_bit(peers, d, 1u);
+  peers = same_bit(peers, d, 2u);
+  peers = same_bit(peers, d, 3u);
+  peers = same_bit(peers, d, 4u);
+  peers = same_bit(peers, d, 5u);
+  peers = same_bit(peers, d, 6u);
+  peers = same_bit(peers, d, 7u);
+  let lower = peers & m_below;
+  let lowest = all(lower == vec4<u32>(0u));
+  let word = select(COUNTER_WORDS + m_t, m_counters + (d & 127u), lowest);
+  let half = (d >> 7u) * 16u;
+  match_ranks[j] = atomicAdd(&match_shared[word], select(0u, ones(peers) << half, lowest));
+  match_dests[j] = (lowest_lane(peers) << 16u) | ones(lower);  // scratch until the writes
+}
+
+fn rank_finish_item(j: u32) {
+  let half = (digit_of(match_keys[j]) >> 7u) * 16u;
+  let first = subgroupShuffle(match_ranks[j], match_dests[j] >> 16u);
+  match_ranks[j] = ((first >> half) & 0xffffu) + (match_dests[j] & 0xffffu);
 }
 
 // Step 3 for item j: rank within the subgroup's digit run + where that run starts.
@@ -252,12 +286,35 @@ fn for_load_val() {
 }
 
 fn for_rank() {
+  if (RANK_MODE == 0u) {
+    for_rank_issue();
+    for_rank_finish();
+    return;
+  }
   rank_item(0u); rank_item(1u); rank_item(2u); rank_item(3u);
   if (ITEMS > 4u) { rank_item(4u); rank_item(5u); rank_item(6u); rank_item(7u); }
   if (ITEMS > 8u) { rank_item(8u); rank_item(9u); rank_item(10u); rank_item(11u); }
   if (ITEMS > 12u) { rank_item(12u); rank_item(13u); rank_item(14u); rank_item(15u); }
   if (ITEMS > 16u) { rank_item(16u); rank_item(17u); rank_item(18u); rank_item(19u); }
   if (ITEMS > 20u) { rank_item(20u); rank_item(21u); rank_item(22u); rank_item(23u); }
+}
+
+fn for_rank_issue() {
+  rank_issue_item(0u); rank_issue_item(1u); rank_issue_item(2u); rank_issue_item(3u);
+  if (ITEMS > 4u) { rank_issue_item(4u); rank_issue_item(5u); rank_issue_item(6u); rank_issue_item(7u); }
+  if (ITEMS > 8u) { rank_issue_item(8u); rank_issue_item(9u); rank_issue_item(10u); rank_issue_item(11u); }
+  if (ITEMS > 12u) { rank_issue_item(12u); rank_issue_item(13u); rank_issue_item(14u); rank_issue_item(15u); }
+  if (ITEMS > 16u) { rank_issue_item(16u); rank_issue_item(17u); rank_issue_item(18u); rank_issue_item(19u); }
+  if (ITEMS > 20u) { rank_issue_item(20u); rank_issue_item(21u); rank_issue_item(22u); rank_issue_item(23u); }
+}
+
+fn for_rank_finish() {
+  rank_finish_item(0u); rank_finish_item(1u); rank_finish_item(2u); rank_finish_item(3u);
+  if (ITEMS > 4u) { rank_finish_item(4u); rank_finish_item(5u); rank_finish_item(6u); rank_finish_item(7u); }
+  if (ITEMS > 8u) { rank_finish_item(8u); rank_finish_item(9u); rank_finish_item(10u); rank_finish_item(11u); }
+  if (ITEMS > 12u) { rank_finish_item(12u); rank_finish_item(13u); rank_finish_item(14u); rank_finish_item(15u); }
+  if (ITEMS > 16u) { rank_finish_item(16u); rank_finish_item(17u); rank_finish_item(18u); rank_finish_item(19u); }
+  if (ITEMS > 20u) { rank_finish_item(20u); rank_finish_item(21u); rank_finish_item(22u); rank_finish_item(23u); }
 }
 
 fn for_place() {

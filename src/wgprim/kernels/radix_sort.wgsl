@@ -165,6 +165,25 @@ fn radix_probe_init() {
 var<workgroup> probe_or: atomic<u32>;
 var<workgroup> probe_and: atomic<u32>;
 
+fn probe_begin(t: u32) {
+  if (t == 0u) {
+    atomicStore(&probe_or, 0u);
+    atomicStore(&probe_and, 0xffffffffu);
+  }
+}
+
+// This invocation's OR and AND into the workgroup's, then the workgroup's into key_bits.
+// Every invocation calls it; probe_begin's stores are ordered before by a barrier.
+fn probe_end(t: u32, bits: vec2<u32>) {
+  atomicOr(&probe_or, bits.x);
+  atomicAnd(&probe_and, bits.y);
+  workgroupBarrier();
+  if (t == 0u) {
+    atomicOr(&key_bits[0], atomicLoad(&probe_or));
+    atomicAnd(&key_bits[1], atomicLoad(&probe_and));
+  }
+}
+
 @compute @workgroup_size(WG)
 fn radix_probe(@builtin(workgroup_id) wid: vec3<u32>,
                @builtin(num_workgroups) nwg: vec3<u32>,
@@ -173,10 +192,7 @@ fn radix_probe(@builtin(workgroup_id) wid: vec3<u32>,
   if (group >= params.groups) {
     return;
   }
-  if (t == 0u) {
-    atomicStore(&probe_or, 0u);
-    atomicStore(&probe_and, 0xffffffffu);
-  }
+  probe_begin(t);
   workgroupBarrier();
   var any = 0u;
   var all = 0xffffffffu;
@@ -189,17 +205,67 @@ fn radix_probe(@builtin(workgroup_id) wid: vec3<u32>,
     any = any | key;
     all = all & key;
   }
-  atomicOr(&probe_or, any);
-  atomicAnd(&probe_and, all);
-  workgroupBarrier();
-  if (t == 0u) {
-    atomicOr(&key_bits[0], atomicLoad(&probe_or));
-    atomicAnd(&key_bits[1], atomicLoad(&probe_and));
+  probe_end(t, vec2<u32>(any, all));
+}
+
+// The probe and the first pass's count in one read of the keys (the multi-pass sort's
+// first digit is 0 whenever that digit varies): the digit-0 counts of each tile, as
+// radix_count writes them, and (OR, AND) into key_bits. params.shift is 0.
+@compute @workgroup_size(WG)
+fn radix_probe_count(@builtin(workgroup_id) wid: vec3<u32>,
+                     @builtin(num_workgroups) nwg: vec3<u32>,
+                     @builtin(local_invocation_index) t: u32) {
+  let group = group_index(wid, nwg);
+  if (group >= params.groups) {
+    return;
   }
+  probe_begin(t);
+  let bits = count_tile(t, group * TILE, min(TILE, params.n - group * TILE));
+  probe_end(t, bits);
+  store_counts(t, group);
 }
 
 // ---- dispatch 1: digit counts per tile -----------------------------------------------
 var<workgroup> histogram: array<atomic<u32>, RADIX>;
+
+// The digits of the `valid` keys at keys_in[base ..] into `histogram` (zeroed here), by the
+// whole workgroup. The keys are all loaded (clamped into the binding, written out) before
+// any is counted: a load between two atomics waits for the one before, so with the loads
+// inside the counting loop an invocation read its keys one at a time (H200, 2^26 keys:
+// 0.17 against 0.15 ms a count pass). One tile per workgroup: 4, 8 or 16 tiles, each
+// counted into its own row, the rows stored together, measured slower (a 2^26 sort 2.54,
+// 2.78, 3.47 against 2.43 ms; docs/sort.md).
+// Returns the OR and AND of this invocation's keys (for the probe).
+fn count_tile(t: u32, base: u32, valid: u32) -> vec2<u32> {
+  for (var d = t; d < RADIX; d += WG) {
+    atomicStore(&histogram[d], 0u);
+  }
+  var keys: array<u32, ITEMS>;
+  // unroll
+  for (var k = 0u; k < ITEMS; k++) {
+    keys[k] = load_key(min(base + k * WG + t, arrayLength(&keys_in) - 1u));
+  }
+  workgroupBarrier();
+  var any = 0u;
+  var all = 0xffffffffu;
+  // unroll
+  for (var k = 0u; k < ITEMS; k++) {
+    if (k * WG + t < valid) {
+      atomicAdd(&histogram[digit_of(keys[k])], 1u);
+      any = any | keys[k];
+      all = all & keys[k];
+    }
+  }
+  workgroupBarrier();
+  return vec2<u32>(any, all);
+}
+
+// The tile's counts, digit-major: counts[digit * tiles + tile] (the scan's input order).
+fn store_counts(t: u32, group: u32) {
+  for (var d = t; d < RADIX; d += WG) {
+    counts[d * params.tiles + params.tile_offset + group] = atomicLoad(&histogram[d]);
+  }
+}
 
 @compute @workgroup_size(WG)
 fn radix_count(@builtin(workgroup_id) wid: vec3<u32>,
@@ -209,21 +275,8 @@ fn radix_count(@builtin(workgroup_id) wid: vec3<u32>,
   if (group >= params.groups) {
     return;
   }
-  for (var d = t; d < RADIX; d += WG) {
-    atomicStore(&histogram[d], 0u);
-  }
-  workgroupBarrier();
-  let base = group * TILE;
-  for (var k = 0u; k < ITEMS; k++) {
-    let i = base + k * WG + t;
-    if (i < params.n) {
-      atomicAdd(&histogram[digit_of(load_key(i))], 1u);
-    }
-  }
-  workgroupBarrier();
-  for (var d = t; d < RADIX; d += WG) {
-    counts[d * params.tiles + params.tile_offset + group] = atomicLoad(&histogram[d]);
-  }
+  count_tile(t, group * TILE, min(TILE, params.n - group * TILE));
+  store_counts(t, group);
 }
 
 // ---- dispatch 3: stable in-tile sort by the digit, then scatter ------------------------
@@ -566,17 +619,7 @@ fn radix_count_segments(@builtin(workgroup_id) wid: vec3<u32>,
     return;
   }
   let tile = segment_tile(group);
-  for (var d = t; d < RADIX; d += WG) {
-    atomicStore(&histogram[d], 0u);
-  }
-  workgroupBarrier();
-  for (var k = 0u; k < ITEMS; k++) {
-    let i = k * WG + t;
-    if (i < tile.valid) {
-      atomicAdd(&histogram[digit_of(load_key(tile.base + i))], 1u);
-    }
-  }
-  workgroupBarrier();
+  count_tile(t, tile.base, tile.valid);
   for (var d = t; d < RADIX; d += WG) {
     counts[tile.column + d * tile.stride] = atomicLoad(&histogram[d]);
   }

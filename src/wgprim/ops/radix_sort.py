@@ -6,8 +6,9 @@ Keys are 32 bits, sorted 8 bits per pass (at most 4 passes), in one of two sched
 - one-sweep (kernels/radix_onesweep.wgsl): clear + histogram of all 4 digits + digit
   starts (3 small dispatches), then per digit ONE dispatch that ranks, looks back at the
   tiles before it for its global offsets (decoupled fallback: never waits) and scatters.
-  USE_ONESWEEP says when (by default every sort, measured faster for keys and pairs);
-  inputs beyond one binding or 2^30 keys take the multi-pass schedule.
+  USE_ONESWEEP says when (by default never: on an H200 the multi-pass sort is faster
+  since its passes' loads go out together; docs/sort.md); inputs beyond one binding or
+  2^30 keys always take the multi-pass schedule.
 The scatter ranks keys by subgroup match (kernels/radix_scatter_match.wgsl; the shape of its
 tiles and the measured variants are the MATCH_* and ONESWEEP_* constants below) on adapters
 with subgroups, else by two 4-bit splits (kernels/radix_sort.wgsl); the passes follow each
@@ -32,10 +33,12 @@ from wgprim.ops.common import Chunk, chunks
 from wgprim.program import Program, active_batch, get_pipeline, kernel_source, view
 
 WG = 256
-# Match path (kernels/radix_scatter_match.wgsl): keys per invocation (4, 8, ... or 24) and
-# the most subgroups per workgroup its counters have room for (subgroups of 8 invocations
-# or more). On an H200, 2^26 u32 keys: 16 per invocation 3.86 ms, 12 4.07, 8 4.96, 4 7.10.
-MATCH_ITEMS = 16
+# Match path (kernels/radix_scatter_match.wgsl): keys per invocation (4, 8, ... or 24;
+# where workgroup memory is short, the largest of 16, 12, 8, 4 below it that fits). On an
+# H200, 2^26 u32 keys, multi-pass, ranking with its atomics issued together: 20 per
+# invocation 2.408 ms, 16 2.557, 24 3.277 (pairs 2.970, 3.145, 4.260; 2026-12-01 10:03 UTC,
+# benchmarks/h200-2026-12-01-sort-rank.json). Before that ranking: 16 3.86, 12 4.07, 8 4.96.
+MATCH_ITEMS = 20
 # Invocations per workgroup of the match path (256, 384 or 512: its tile is MATCH_WG *
 # MATCH_ITEMS keys; the split path always has WG) and the most subgroups such a workgroup
 # may have (its per-subgroup counters are sized for the subgroups it really has). H200,
@@ -47,9 +50,11 @@ MAX_SUBGROUPS = 64
 # so adjacent invocations write adjacent addresses; False: each key straight from its
 # invocation to its destination (H200: 1.40 instead of 0.69 ms per pass).
 MATCH_SHUFFLE = True
-# Measurement only (benchmarks/sort_h200.py; the results are NOT sorted unless "match"):
-# "match" (the ranking), "atomic" (each key takes its rank with one workgroup atomicAdd:
-# ranked, but not stable) or "none" (no ranking: keys go back to where they were read).
+# Measurement only (benchmarks/sort_h200.py; the results are NOT sorted unless "match" or
+# "serial"): "match" (the ranking), "serial" (the same ranking one item after another, as
+# before 2026-12-01: exact, slower), "atomic" (each key takes its rank with one workgroup
+# atomicAdd: ranked, but not stable) or "none" (no ranking: keys go back to where they were
+# read).
 MATCH_RANK = "match"
 # Measurement only: False makes one-sweep passes skip the look-back (offsets estimated,
 # results wrong).
@@ -70,12 +75,14 @@ DIGIT_BITS = 8
 ALL_DIGITS = (0, 1, 2, 3)
 
 # One-sweep passes (kernels/radix_onesweep.wgsl), where the keys fit one binding: True
-# (every sort), "pairs" (sort_pairs and argsort only) or False (never). Measured on an H200
-# for 2^26 u32 after the look-back's rounds were made branch-free with their words in
-# registers: keys 3.72 against 3.99 ms multi-pass, pairs 4.19 against 5.04
-# (benchmarks/h200-2026-12-01-sort-lookahead.json; before that change keys lost, 3.98
-# against 3.92, and "pairs" was the default).
-USE_ONESWEEP = True
+# (every sort), "pairs" (sort_pairs and argsort only) or False (never). Measured on an H200,
+# 2^26 u32, once the passes' key mode and flags were pipeline constants and the count
+# pass's loads went out together: the multi-pass sort is faster, keys 2.651 against 2.996
+# ms, pairs 3.159 against 3.404 (16 keys per invocation; a one-sweep pass 0.71 ms, of
+# which its look-back 0.17, against a multi-pass scatter of 0.47 plus 0.19 of count and
+# scan; benchmarks/h200-2026-12-01-sort-rank.json). Earlier, with the key mode read at run
+# time, the one-sweep won: keys 3.72 against 3.99 ms, pairs 4.19 against 5.04.
+USE_ONESWEEP = False
 # Polls of a predecessor tile's state word before the workgroup counts that tile's keys
 # itself (tests set 0: every look-back falls back).
 ONESWEEP_SPIN = 256
@@ -125,7 +132,7 @@ def preamble(device: Device, items: int, wg: int = WG) -> str:
 def match_shared_bytes(items: int, subgroups: int) -> int:
     """Workgroup memory of the match scatter: the tile (or the counters, which share it),
     digit bases, starts and counts, subgroup totals."""
-    return 4 * max(MATCH_WG * items, 128 * subgroups) + 4 * (3 * RADIX + subgroups)
+    return 4 * max(MATCH_WG * items, 128 * subgroups + MATCH_WG) + 4 * (3 * RADIX + subgroups)
 
 
 def match_items(device: Device) -> int:
@@ -141,7 +148,7 @@ def match_items(device: Device) -> int:
     subgroups = subgroups_per_workgroup(device)
     if subgroups > MAX_SUBGROUPS:
         return 0
-    for items in (MATCH_ITEMS, 4):
+    for items in [MATCH_ITEMS] + [k for k in (16, 12, 8, 4) if k < MATCH_ITEMS]:
         if match_shared_bytes(items, subgroups) <= device.max_workgroup_storage:
             return items
     return 0
@@ -155,7 +162,7 @@ def match_preamble(device: Device, items: int) -> str:
 
 
 def _match_preamble(device: Device, items: int, subgroups: int) -> str:
-    rank = {"match": 0, "atomic": 1, "none": 2}[MATCH_RANK]
+    rank = {"match": 0, "atomic": 1, "none": 2, "serial": 3}[MATCH_RANK]
     return (preamble(device, items, MATCH_WG) + f"const MAX_SG: u32 = {max(subgroups, 1)}u;\n"
             f"const RANK_MODE: u32 = {rank}u;\nconst SHUFFLE: bool = {str(MATCH_SHUFFLE).lower()};\n"
             f"const EARLY: bool = {str(ONESWEEP_EARLY).lower()};\n")
@@ -229,7 +236,8 @@ class RadixSorter:
             # Ranked by subgroup match (kernels/radix_scatter_match.wgsl).
             pre = match_preamble(device, self.items)
             files = ("radix_sort", "radix_scatter_match")
-            entries = {"radix_probe_init": "radix_probe_init", "radix_probe": "radix_probe", "radix_count": "radix_count",
+            entries = {"radix_probe_init": "radix_probe_init", "radix_probe": "radix_probe",
+                       "radix_probe_count": "radix_probe_count", "radix_count": "radix_count",
                        "radix_transpose_offsets": "radix_transpose_offsets",
                        "radix_scatter_keys": "radix_scatter_match_keys",
                        "radix_scatter_pairs": "radix_scatter_match_pairs",
@@ -241,7 +249,8 @@ class RadixSorter:
             self.items = items_per_invocation(device)
             pre = preamble(device, self.items)
             files = "radix_sort"
-            entries = {e: e for e in ("radix_probe_init", "radix_probe", "radix_count", "radix_transpose_offsets",
+            entries = {e: e for e in ("radix_probe_init", "radix_probe", "radix_probe_count", "radix_count",
+                                      "radix_transpose_offsets",
                                       "radix_scatter_keys", "radix_scatter_pairs", "radix_count_segments",
                                       "radix_scatter_segments_keys", "radix_scatter_segments_pairs")}
         self.tile = (MATCH_WG if self.match else WG) * self.items
@@ -335,29 +344,42 @@ class RadixSorter:
         return windows
 
     # -- probe --------------------------------------------------------------------------
-    def record_probe(self, p: Program, keys: Array, bits) -> None:
-        """Add the dispatches leaving (OR, AND) of all transformed keys in `bits` (8 bytes)."""
+    def record_probe(self, p: Program, keys: Array, bits, counts=None) -> None:
+        """Add the dispatches leaving (OR, AND) of all transformed keys in `bits` (8 bytes);
+        with `counts` (a buffer as temp_bytes names it), also the first multi-pass pass's
+        digit-0 counts (radix_probe_count: the same read of the keys)."""
         p.dispatch("radix probe", self.pipe("radix_probe_init"), {7: bits}, 1)
         tiles = self.tiles(keys.size)
         for c in self.chunks(keys.size):
             groups = self.tiles(c.count)
             params = self._params(p, c.count, tiles, groups, 0, TRANSFORM_IN, self.mode, c.start // self.tile,
                                   c.start, 0xFFFFFFFF, 0)
-            p.dispatch("radix probe", self.pipe("radix_probe", TRANSFORM_IN), {0: params, 1: c.view(keys), 7: bits}, groups)
+            bindings = {0: params, 1: c.view(keys), 7: bits}
+            if counts is not None:
+                bindings[2] = counts
+            p.dispatch("radix probe", self.pipe("radix_probe_count" if counts is not None else "radix_probe",
+                                                TRANSFORM_IN), bindings, groups)
 
     def probe(self, keys: Array) -> tuple[int, ...]:
         """The digits worth a pass for these keys (runs the probe and waits for it)."""
+        return self.probe_counting(keys, None)[0]
+
+    def probe_counting(self, keys: Array, counts) -> tuple[tuple[int, ...], bool]:
+        """probe(), and with `counts` (record()'s "counts" temporary; multi-pass only) the
+        first pass's counts made in the same read of the keys: (digits, whether `counts`
+        holds the first pass's counts: pass it to record() as first_counted)."""
         self.check_size(keys.size)
         if active_batch(self.device) is not None:
-            return ALL_DIGITS  # in a batch nothing runs before the end: no probe, all passes
+            return ALL_DIGITS, False  # in a batch nothing runs before the end: no probe, all passes
         # Through Program.run, so that profile() and bench see these dispatches too.
         p = Program(self.device, label="radix probe", transient=False)
         bits = p.temp(16)
-        self.record_probe(p, keys, bits)
+        self.record_probe(p, keys, bits, counts)
         p.run()
         key_or, key_and = (int(v) for v in p.read(bits, 0, 8, np.uint32))
         p.release()
-        return varying_digits(key_or, key_and)
+        digits = varying_digits(key_or, key_and)
+        return digits, counts is not None and (tuple(sorted(digits)) or (0,))[0] == 0
 
     # -- sort ---------------------------------------------------------------------------
     def temp_bytes(self, n: int, with_values: bool) -> dict:
@@ -372,11 +394,13 @@ class RadixSorter:
 
     def record(self, p: Program, keys_in: Array, keys_out: Array, vals_in: Array | None = None,
                vals_out: Array | None = None, index_values: bool = False,
-               digits: tuple[int, ...] = ALL_DIGITS, temps: dict | None = None) -> None:
+               digits: tuple[int, ...] = ALL_DIGITS, temps: dict | None = None,
+               first_counted: bool = False) -> None:
         """Add the passes sorting keys_in into keys_out (and values along, when vals_out is
         given: from vals_in, or the key indices with `index_values`). `digits`: the passes to
         run, least significant first (at least one pass always runs: it writes the output).
-        `temps`: buffers named as in temp_bytes() (a plan's own), else Program temporaries."""
+        `temps`: buffers named as in temp_bytes() (a plan's own), else Program temporaries.
+        `first_counted`: temps["counts"] already holds the first pass's counts (probe())."""
         n = keys_in.size
         if n == 0:
             return
@@ -402,7 +426,8 @@ class RadixSorter:
             key_windows = self._output_windows(key_bufs[dst], n)
             windowed = len(key_windows) > 1 or key_windows[0][1] is not None
             val_windows = self._output_windows(val_bufs[dst], n) if pairs else [None] * len(key_windows)
-            for c in parts:
+            counted = first_counted and flags & TRANSFORM_IN and d == 0
+            for c in ([] if counted else parts):
                 groups = self.tiles(c.count)
                 params = self._params(p, c.count, tiles, groups, DIGIT_BITS * d, flags, self.mode,
                                   c.start // self.tile, c.start, 0xFFFFFFFF, 0)

@@ -51,9 +51,18 @@ def _radix(device, dtype, descending: bool) -> RadixSorter:
     return cache[key]
 
 
-def _digits(sorter: RadixSorter, keys: Array) -> tuple[int, ...]:
-    # For a single tile every pass is one small dispatch chain: not worth a sync.
-    return sorter.probe(keys) if keys.size > sorter.tile else ALL_DIGITS
+def _record_radix(program: Program, sorter: RadixSorter, keys: Array, keys_out: Array, vals_in=None,
+                  vals_out=None, index_values: bool = False) -> None:
+    """A one-shot radix sort into `program`, the passes chosen by a probe of the keys (for a
+    single tile every pass is one small dispatch chain: not worth a sync). The probe makes
+    the multi-pass sort's first count in the same read of the keys (at 2^26 keys on an H200
+    the probe alone took 0.088 ms, a count 0.15)."""
+    temps = {k: program.temp(v) for k, v in sorter.temp_bytes(keys.size, vals_out is not None).items() if v}
+    digits, counted = ALL_DIGITS, False
+    if keys.size > sorter.tile:
+        digits, counted = sorter.probe_counting(keys, temps.get("counts"))
+    sorter.record(program, keys, keys_out, vals_in, vals_out, index_values=index_values, digits=digits,
+                  temps=temps, first_counted=counted)
 
 
 def sort(x, *, axis=-1, descending: bool = False, stable: bool = True, method: str = "radix",
@@ -78,7 +87,7 @@ def sort(x, *, axis=-1, descending: bool = False, stable: bool = True, method: s
         BitonicSorter(keys.device, keys.dtype, descending).record(program, keys, out)
     else:
         sorter = _radix(keys.device, keys.dtype, descending)
-        sorter.record(program, keys, out, digits=_digits(sorter, keys))
+        _record_radix(program, sorter, keys, out)
     program.run()
     return out
 
@@ -101,7 +110,7 @@ def sort_pairs(keys, values, *, axis=-1, descending: bool = False) -> tuple[Arra
         return keys_out, vals_out
     sorter = _radix(k.device, k.dtype, descending)
     program = Program(k.device, label="sort pairs")
-    sorter.record(program, k, keys_out, v, vals_out, digits=_digits(sorter, k))
+    _record_radix(program, sorter, k, keys_out, v, vals_out)
     program.run()
     return keys_out, vals_out
 
@@ -121,7 +130,7 @@ def argsort(x, *, axis=-1, descending: bool = False, stable: bool = True, kind=N
     sorter = _radix(k.device, k.dtype, descending)
     program = Program(k.device, label="argsort")
     keys_out = Array(program.temp(4 * k.size), k.dtype, (k.size,), k.device)
-    sorter.record(program, k, keys_out, None, idx, index_values=True, digits=_digits(sorter, k))
+    _record_radix(program, sorter, k, keys_out, None, idx, index_values=True)
     program.run()
     return idx
 
