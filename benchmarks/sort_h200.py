@@ -31,7 +31,8 @@ DEFAULTS = dict(USE_ONESWEEP=radix_sort.USE_ONESWEEP, MATCH_ITEMS=radix_sort.MAT
                 HIST_TILES=radix_sort.HIST_TILES, ONESWEEP_CLAIM=radix_sort.ONESWEEP_CLAIM,
                 MATCH_WG=radix_sort.MATCH_WG, MATCH_SHUFFLE=radix_sort.MATCH_SHUFFLE, MATCH_RANK=radix_sort.MATCH_RANK,
                 ONESWEEP_LOOKBACK=radix_sort.ONESWEEP_LOOKBACK, ONESWEEP_EARLY=radix_sort.ONESWEEP_EARLY,
-                OFFSETS_BY_TILE=radix_sort.OFFSETS_BY_TILE, ONESWEEP_LOOK_AHEAD=radix_sort.ONESWEEP_LOOK_AHEAD)
+                OFFSETS_BY_TILE=radix_sort.OFFSETS_BY_TILE, ONESWEEP_LOOK_AHEAD=radix_sort.ONESWEEP_LOOK_AHEAD,
+                SCAN_METHOD=radix_sort.SCAN_METHOD)
 # The variants compared (ranking by subgroup match; items = keys per invocation).
 CONFIGS = {
     "multi16": dict(USE_ONESWEEP=False, MATCH_ITEMS=16),
@@ -177,6 +178,10 @@ PROFILE.update({
     "multi wg256x16 rank=none keys": ("keys", dict(USE_ONESWEEP=False, MATCH_RANK="none"), False),
     "one wg256x16 no-lookback keys": ("keys", dict(USE_ONESWEEP=True, ONESWEEP_LOOKBACK=False), False),
     "multi wg256x20 rank=none keys": ("keys", dict(USE_ONESWEEP=False, MATCH_ITEMS=20, MATCH_RANK="none"), False),
+    "multi wg256x20 scan3 keys": ("keys", dict(USE_ONESWEEP=False, MATCH_ITEMS=20, SCAN_METHOD="reduce-then-scan"),
+                                  True),
+    "multi wg256x20 scan3 pairs": ("pairs", dict(USE_ONESWEEP=False, MATCH_ITEMS=20,
+                                                 SCAN_METHOD="reduce-then-scan"), True),
     "one wg256x16 rank=none keys": ("keys", dict(USE_ONESWEEP=True, ONESWEEP_EARLY=True, MATCH_RANK="none"), False),
     "one wg256x16 rank=none no-lookback keys": ("keys", dict(USE_ONESWEEP=True, MATCH_RANK="none",
                                                              ONESWEEP_LOOKBACK=False), False),

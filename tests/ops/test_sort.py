@@ -390,3 +390,17 @@ def test_probe_counts_the_first_pass():
         assert sorter.probe_counting(asarray(x), counts) == ((0, 1, 2, 3), False)
         out = sort(x)
     np.testing.assert_array_equal(out.numpy(), np.sort(x))
+
+
+@pytest.mark.parametrize("method", ["single-pass", "reduce-then-scan"])
+def test_count_scan_methods(method, monkeypatch):
+    """The multi-pass sort's digit counts scanned by either scan (by default the scan's own
+    rule picks by size: the single pass from 4097 counts, 17 tiles, on)."""
+    monkeypatch.setattr(radix_sort, "SCAN_METHOD", method)
+    sorter = _radix(get_device(), np.dtype(np.float32), False)
+    rng = np.random.default_rng(len(method))
+    for n in (sorter.tile + 1, 20 * sorter.tile + 3):
+        x = random_keys(n, np.float32, rng)
+        x[::7] = np.round(x[::7] / 100)  # duplicates
+        check_all(x)
+        check_all(x, descending=True)

@@ -1,8 +1,9 @@
 """LSD radix sort: records the dispatch chain of the radix kernels into a Program.
 
 Keys are 32 bits, sorted 8 bits per pass (at most 4 passes), in one of two schedules:
-- multi-pass: per digit radix count (1 dispatch) -> radix scan (the scan recorder: 1
-  dispatch for up to 16 tiles, 3 or more beyond) -> radix scatter (1 dispatch);
+- multi-pass: per digit radix count (1 dispatch; the first pass's is made by the probe
+  when the one-shot sorts probe) -> radix scan of the counts (the scan's own rule: the
+  single-pass scan, 2 dispatches, from 4097 counts on) -> radix scatter (1 dispatch);
 - one-sweep (kernels/radix_onesweep.wgsl): clear + histogram of all 4 digits + digit
   starts (3 small dispatches), then per digit ONE dispatch that ranks, looks back at the
   tiles before it for its global offsets (decoupled fallback: never waits) and scatters.
@@ -28,7 +29,7 @@ import numpy as np
 from wgprim.array import Array
 from wgprim.device import Device
 from wgprim.ops import block_scan
-from wgprim.ops.scan import ScanRecorder
+from wgprim.ops import scan
 from wgprim.ops.common import Chunk, chunks
 from wgprim.program import Program, active_batch, get_pipeline, kernel_source, view
 
@@ -56,6 +57,11 @@ MATCH_SHUFFLE = True
 # atomicAdd: ranked, but not stable) or "none" (no ranking: keys go back to where they were
 # read).
 MATCH_RANK = "match"
+# The scan of the multi-pass sort's digit counts: None (the scan's default rule: the single
+# pass from 4097 counts on) or "reduce-then-scan" / "single-pass" (measurement). H200, 2^26
+# u32 keys: the single pass (a reset and the scan) 0.027 ms against 0.038, a sort 2.370
+# against 2.418 ms (benchmarks/h200-2026-12-01-sort-rank.json, run 4).
+SCAN_METHOD = None
 # Measurement only: False makes one-sweep passes skip the look-back (offsets estimated,
 # results wrong).
 ONESWEEP_LOOKBACK = True
@@ -195,7 +201,7 @@ def subgroups_per_workgroup(device: Device) -> int:
 def config_key() -> tuple:
     """The module settings a RadixSorter's pipelines depend on (ops/sort.py caches sorters
     by them)."""
-    return (USE_MATCH, MATCH_ITEMS, MATCH_WG, MATCH_SHUFFLE, OFFSETS_BY_TILE, MATCH_RANK, ONESWEEP_LOOKBACK,
+    return (USE_MATCH, MATCH_ITEMS, MATCH_WG, MATCH_SHUFFLE, OFFSETS_BY_TILE, MATCH_RANK, SCAN_METHOD, ONESWEEP_LOOKBACK,
             ONESWEEP_EARLY, ONESWEEP_LOOK_AHEAD)
 
 
@@ -256,7 +262,6 @@ class RadixSorter:
         self.tile = (MATCH_WG if self.match else WG) * self.items
         self._files, self._pre, self._entries = files, pre, entries
         self.pipes: dict = {}  # (name, transforms) -> pipeline, built on first use
-        self.scan = ScanRecorder(device, np.dtype(np.uint32), "sum")
         self._onesweep_files = (files if isinstance(files, tuple) else (files,)) + (
             ("radix_onesweep", "radix_onesweep_match") if self.match else ("radix_onesweep",))
         self._onesweep_entries = {
@@ -284,6 +289,13 @@ class RadixSorter:
             self.pipes[key] = get_pipeline(self.device, files, self._pre, entries[name],
                                            {"KEY_MODE": mode, "PASS_FLAGS": flags, "OUTPUT_WINDOWS": int(windows)})
         return self.pipes[key]
+
+    def record_scan(self, p: Program, counts: Array, offsets: Array) -> None:
+        """The exclusive sum of the per-tile digit counts: the scan's own rule picks the
+        single pass (ops/chained_scan.py) or reduce-then-scan by size; SCAN_METHOD forces
+        one."""
+        scan.recorder(self.device, counts.dtype, "sum", counts.size, SCAN_METHOD).record(p, counts, offsets,
+                                                                                         exclusive=True)
 
     @staticmethod
     def _params(p: Program, *values: int):
@@ -434,7 +446,7 @@ class RadixSorter:
                 p.dispatch("radix count", self.pipe("radix_count", flags & TRANSFORM_IN),
                            {0: params, 1: c.view(_as(src_k, n)), 2: counts.buffer}, groups)
             with p.scope("radix scan"):
-                self.scan.record(p, counts, offsets, exclusive=True)
+                self.record_scan(p, counts, offsets)
             scatter_offsets = offsets.buffer
             if OFFSETS_BY_TILE:  # the offsets tile-major, into the counts (read by then)
                 blocks = (RADIX // 32) * -(-tiles // 32)
@@ -554,7 +566,7 @@ class RadixSorter:
             p.dispatch("radix count", self.pipe("radix_count_segments", flags & TRANSFORM_IN),
                        {0: params, 1: src_k, 2: counts.buffer, 13: seg_table}, tiles)
             with p.scope("radix scan"):
-                self.scan.record(p, counts, offsets, exclusive=True)
+                self.record_scan(p, counts, offsets)
             bindings = {0: params, 1: src_k, 3: offsets.buffer, 4: key_bufs[dst], 8: unused, 13: seg_table}
             if pairs:
                 bindings.update({5: src_v, 6: val_bufs[dst], 9: unused})

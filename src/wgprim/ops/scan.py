@@ -84,7 +84,7 @@ class ScanRecorder:
             )
 
 
-def _recorder(device: Device, dt: np.dtype, op, n: int, method: str | None):
+def recorder(device: Device, dt: np.dtype, op, n: int, method: str | None = None):
     """The recorder of `method` ("single-pass", "reduce-then-scan"; None: the default rule
     of ops/chained_scan.py) for n elements."""
     from wgprim.ops import chained_scan
@@ -114,7 +114,7 @@ def scan(x, op="sum", exclusive: bool = False, method: str | None = None, *, axi
         choose_method(0, arr.dtype, method)
         return out
     program = Program(arr.device, label="scan")
-    _recorder(arr.device, arr.dtype, op, arr.size, method).record(program, arr.ravel(), out, exclusive)
+    recorder(arr.device, arr.dtype, op, arr.size, method).record(program, arr.ravel(), out, exclusive)
     program.run()
     return out
 
@@ -140,7 +140,7 @@ class ScanPlan:
         self.n, self.exclusive = int(n), bool(exclusive)
         if self.n <= 0:
             raise ValueError("a scan plan needs n > 0")
-        self._recorder = _recorder(device, self.dtype, op, self.n, method)
+        self._recorder = recorder(device, self.dtype, op, self.n, method)
         self._plan = Plan(device, "scan plan", self._record, lambda: empty((self.n,), self.dtype, device))
 
     @property
