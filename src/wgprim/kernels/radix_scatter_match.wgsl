@@ -146,6 +146,20 @@ fn same_bit(peers: vec4<u32>, d: u32, b: u32) -> vec4<u32> {
   return peers & select(~ballot, ballot, on);
 }
 
+// The lanes of the subgroup whose digit is d (each lane passing its own d): 8 ballots.
+fn peers_of(d: u32) -> vec4<u32> {
+  var peers = subgroupBallot(true);
+  peers = same_bit(peers, d, 0u);
+  peers = same_bit(peers, d, 1u);
+  peers = same_bit(peers, d, 2u);
+  peers = same_bit(peers, d, 3u);
+  peers = same_bit(peers, d, 4u);
+  peers = same_bit(peers, d, 5u);
+  peers = same_bit(peers, d, 6u);
+  peers = same_bit(peers, d, 7u);
+  return peers;
+}
+
 // Step 2 for item j, one item at a time (all items j' < j of this subgroup are ranked
 // before; RANK_MODE 1-3).
 fn rank_item(j: u32) {
@@ -159,15 +173,7 @@ fn rank_item(j: u32) {
     match_ranks[j] = tile_position(j);
     return;
   }
-  var peers = subgroupBallot(true);
-  peers = same_bit(peers, d, 0u);
-  peers = same_bit(peers, d, 1u);
-  peers = same_bit(peers, d, 2u);
-  peers = same_bit(peers, d, 3u);
-  peers = same_bit(peers, d, 4u);
-  peers = same_bit(peers, d, 5u);
-  peers = same_bit(peers, d, 6u);
-  peers = same_bit(peers, d, 7u);
+  let peers = peers_of(d);
   let lower = peers & m_below;
   let half = (d >> 7u) * 16u;
   var old = 0u;
@@ -188,15 +194,7 @@ fn rank_item(j: u32) {
 // before item j+1's.
 fn rank_issue_item(j: u32) {
   let d = digit_of(match_keys[j]);
-  var peers = subgroupBallot(true);
-  peers = same_bit(peers, d, 0u);
-  peers = same_bit(peers, d, 1u);
-  peers = same_bit(peers, d, 2u);
-  peers = same_bit(peers, d, 3u);
-  peers = same_bit(peers, d, 4u);
-  peers = same_bit(peers, d, 5u);
-  peers = same_bit(peers, d, 6u);
-  peers = same_bit(peers, d, 7u);
+  let peers = peers_of(d);
   let lower = peers & m_below;
   let lowest = all(lower == vec4<u32>(0u));
   let word = select(COUNTER_WORDS + m_t, m_counters + (d & 127u), lowest);
