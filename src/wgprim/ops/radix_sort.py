@@ -211,6 +211,12 @@ def varying_digits(key_or: int, key_and: int) -> tuple[int, ...]:
     return tuple(d for d in ALL_DIGITS if (varying >> (DIGIT_BITS * d)) & (RADIX - 1))
 
 
+def pass_digits(digits: tuple[int, ...]) -> tuple[int, ...]:
+    """The digits record() makes passes for: least significant first, at least one (the
+    pass that writes the output)."""
+    return tuple(sorted(digits)) or (0,)
+
+
 def _passes(digits: tuple[int, ...], pairs: bool, index_values: bool):
     """(pass index, digit, destination, flags) of each pass: destinations alternate between
     1 (the temporaries) and 0 (the output) so that the last pass lands in the output; the
@@ -321,7 +327,6 @@ class RadixSorter:
         return (wanted and 0 < n <= ONESWEEP_MAX_KEYS and 4 * n <= self.device.max_binding_bytes
                 and self.onesweep_shared_bytes() <= self.device.max_workgroup_storage)
 
-
     def tiles(self, n: int) -> int:
         return -(-n // self.tile)
 
@@ -391,7 +396,7 @@ class RadixSorter:
         key_or, key_and = (int(v) for v in p.read(bits, 0, 8, np.uint32))
         p.release()
         digits = varying_digits(key_or, key_and)
-        return digits, counts is not None and (tuple(sorted(digits)) or (0,))[0] == 0
+        return digits, counts is not None and pass_digits(digits)[0] == 0
 
     # -- sort ---------------------------------------------------------------------------
     def temp_bytes(self, n: int, with_values: bool) -> dict:
@@ -417,7 +422,7 @@ class RadixSorter:
         if n == 0:
             return
         self.check_size(n)
-        digits = tuple(sorted(digits)) or (0,)
+        digits = pass_digits(digits)
         pairs = vals_out is not None
         sizes = self.temp_bytes(n, pairs)
         temps = temps or {k: p.temp(v) for k, v in sizes.items() if v}
@@ -550,7 +555,7 @@ class RadixSorter:
             tiles = (n // length) * -(-length // self.tile)
         if n == 0 or tiles == 0:
             return
-        digits = tuple(sorted(digits)) or (0,)
+        digits = pass_digits(digits)
         pairs = vals_out is not None
         counts = Array(p.temp(4 * RADIX * tiles), np.dtype(np.uint32), (RADIX * tiles,), self.device)
         offsets = Array(p.temp(4 * RADIX * tiles), np.dtype(np.uint32), (RADIX * tiles,), self.device)
