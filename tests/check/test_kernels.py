@@ -118,7 +118,8 @@ def test_compiled_modules_cover_every_kernel_family(compiled_modules):
     names = set()
     for label in compiled_modules.values():
         names |= set(label.split("+"))
-    for family in ("reduce", "scan", "radix_sort", "histogram", "select", "bitonic_sort", "atomic_minmax"):
+    for family in ("reduce", "scan", "radix_sort", "histogram", "select", "bitonic_sort", "atomic_minmax",
+                   "unique_dense"):
         assert any(n.startswith(family) for n in names), (family, sorted(names))
 
 

@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 import wgprim
 from wgprim.device import binding_limit
+from wgprim.ops import unique_dense
 from wgprim.ops.select import compact, nonzero, run_length_encode, unique
 
 DTYPES = [np.uint32, np.int32, np.float32]
@@ -173,7 +174,9 @@ def check_unique(x):
 @needs_sort
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("n", [0, 1, 257, 4097, 100_001])
-def test_unique(dtype, n):
+def test_unique(monkeypatch, dtype, n):
+    # the sort path (narrow integer ranges take a bitmap by default: test_unique_dense.py)
+    monkeypatch.setattr(unique_dense, "ENABLED", False)
     rng = np.random.default_rng(n)
     check_unique(rng.integers(0, 50, n).astype(dtype))
     check_unique(np.full(n, 7, dtype))  # all equal

@@ -26,25 +26,35 @@ MAX_GROUPS = 1024  # one atomic pair per workgroup: a few waves' worth, then gri
 WGSL = {U32: "u32", I32: "i32", F32: "f32"}
 
 
+def record_key_range(program: Program, arr: Array) -> Array:
+    """Add the accumulate dispatches to `program`: returns an Array of 2 u32, the smallest
+    and the largest order key of arr (NaN: 0 and 0xffffffff), complete once it has run."""
+    dev = arr.device
+    if arr.size == 0:
+        raise ValueError("min/max of an empty array is undefined (numpy raises too)")
+    keys = asarray(np.array([0xFFFFFFFF, 0], np.uint32), device=dev)  # identities of min, max
+    accumulate = get_pipeline(dev, "atomic_minmax", _preamble(arr.dtype), "minmax_accumulate", {"WG": WG})
+    for c in chunks(arr.size, arr.itemsize, WG * 4, dev):  # every chunk adds into the same two keys
+        groups = min(MAX_GROUPS, -(-c.count // (WG * 16)))
+        program.dispatch("atomic min/max accumulate", accumulate,
+                         {0: program.params(c.count, groups, 0), 1: c.view(arr), 2: keys.buffer}, groups)
+    return keys
+
+
+def _preamble(dt: np.dtype) -> str:
+    return f"alias T = {WGSL[dt]};\n" + order_key.preamble(dt)
+
+
 def _run(arr: Array, swap: bool) -> Array:
     """Record and run accumulate + decode; returns an Array of 2 values (first: the min,
     or the max with swap)."""
     dev = arr.device
-    n = arr.size
-    if n == 0:
-        raise ValueError("min/max of an empty array is undefined (numpy raises too)")
-    preamble = f"alias T = {WGSL[arr.dtype]};\n" + order_key.preamble(arr.dtype)
     program = Program(dev, label="atomic min/max")
-    keys = asarray(np.array([0xFFFFFFFF, 0], np.uint32), device=dev)  # identities of min, max
+    keys = record_key_range(program, arr)
     out = empty((2,), arr.dtype, dev)
-    accumulate = get_pipeline(dev, "atomic_minmax", preamble, "minmax_accumulate", {"WG": WG})
-    decode = get_pipeline(dev, "atomic_minmax", preamble, "minmax_decode", {"WG": WG})
-    for c in chunks(n, arr.itemsize, WG * 4, dev):  # every chunk adds into the same two keys
-        groups = min(MAX_GROUPS, -(-c.count // (WG * 16)))
-        program.dispatch("atomic min/max accumulate", accumulate,
-                         {0: program.params(c.count, groups, 0), 1: c.view(arr), 2: keys.buffer}, groups)
+    decode = get_pipeline(dev, "atomic_minmax", _preamble(arr.dtype), "minmax_decode", {"WG": WG})
     program.dispatch("atomic min/max decode", decode,
-                     {0: program.params(n, 1, int(swap)), 3: keys.buffer, 4: out.buffer}, 1)
+                     {0: program.params(arr.size, 1, int(swap)), 3: keys.buffer, 4: out.buffer}, 1)
     program.run()
     return out
 

@@ -15,7 +15,8 @@ Results live in a buffer sized for the worst case (every element kept) when the 
 fits one storage binding; larger inputs are compacted chunk by chunk and the pieces
 copied into an exactly sized result.
 
-unique(x) = sort -> mark run starts -> compact; run_length_encode(x) = mark run starts
+unique(x) = sort -> mark run starts -> compact, or without a sort where the keys span a
+narrow range (a presence bitmap, ops/unique_dense.py); run_length_encode(x) = mark run starts
 -> compact values and start indices -> lengths from adjacent starts.
 """
 from __future__ import annotations
@@ -225,14 +226,19 @@ def unique(x, return_counts: bool = False, return_inverse: bool = False, **numpy
     unique values with x's shape; with return_counts, uint32 counts. Returns a tuple in
     numpy's order (unique, inverse, counts) when either is asked for."""
     from wgprim.ops.sort import argsort, sort
+    from wgprim.ops.unique_dense import unique_dense
 
     numpy_options.refuse("unique", numpy_kw, numpy_options.UNIQUE)
     arr = as_input(x, VALUE_TYPES)
     flat = arr.ravel()
     n = flat.size
     dev = arr.device
+    # keys in a narrow range: a bitmap, no sort (ops/unique_dense.py); None: sort
+    dense = unique_dense(flat, arr.shape, return_inverse, return_counts) if n else None
     if n == 0:
         values, inverse, counts = empty((0,), arr.dtype, dev), empty(arr.shape, U32, dev), empty((0,), U32, dev)
+    elif dense is not None:
+        values, inverse, counts = dense
     elif return_inverse:
         perm = argsort(flat)
         s = empty((n,), flat.dtype, dev)

@@ -1,0 +1,132 @@
+"""unique() of keys in a narrow range: a presence bitmap instead of a sort.
+
+When integer keys span few values compared with x's size — labels, ids, small counts,
+any integers drawn from a bounded range — the sorted distinct
+values need no sort: one pass sets bit (key - smallest key) of a bitmap, a scan of the
+words' bit counts gives each present key its position, and the positions are written in
+key order (kernels/unique_dense.wgsl). return_counts keeps a counter per key instead
+of a bit; return_inverse reads each key's position from the bitmap and the scan.
+
+The range is measured first (one atomic min/max pass, ops/atomic_minmax.py, and a read
+back); ranges too wide for the bitmap to pay (see `dense_range`) and float keys go to
+the sort path of ops/select.py. Bit b stands for order key low + b (ops/order_key.py),
+so u32 and i32 share one kernel. Counting sort by any other name: the classic answer when keys are
+bounded (Knuth, TAOCP vol. 3, 5.2 "distribution counting").
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from wgprim.array import Array, empty
+from wgprim.ops import atomic_minmax, order_key
+from wgprim.ops.common import chunks
+from wgprim.ops.scan import ScanRecorder
+from wgprim.program import Program, get_pipeline
+
+U32 = np.dtype(np.uint32)
+WG = 256
+VECS = 4  # vec4 loads per invocation of dense_mark (the kernel's VECS)
+ENABLED = True  # False: unique always sorts (tests and measurements of the sort path)
+# Ranges the workgroup-memory form of the mark takes: 2048 words (8 KiB) of bits, or of
+# counters with return_counts. Narrow ranges would send every global atomic to a few words.
+LOCAL_WORDS = 2048
+LOCAL_GROUPS = 1024  # grid-stride workgroups of the local form: each flushes its words once
+# Workgroups of the global form (grid-stride over tiles of WG * VECS * 4 keys): each fills
+# and flushes its cache of frequent words once.
+MARK_GROUPS = 4096
+# Widest range the bitmap takes: 2^27 bits (16 MiB) and 16 bits per key; with
+# return_counts 2^22 counters (16 MiB) and 4 counters per key. Wider ones sort. (On an
+# H200, 2^26 keys: 2^24 bits 0.85 ms, 2^27 bits 1.52, the sort 2.1-2.8; 2^24 counters,
+# past its 50 MB L2, 2.48 against the sort's 2.35. 2026-12-01.)
+MAX_BITS, BITS_PER_KEY = 2**27, 16
+MAX_COUNTERS, COUNTERS_PER_KEY = 2**22, 4
+
+
+def dense_range(n: int, bits: int, counts: bool, device) -> bool:
+    """Whether keys spanning `bits` values (n of them) take the bitmap."""
+    if counts:
+        fits = bits <= LOCAL_WORDS or bits <= min(MAX_COUNTERS, COUNTERS_PER_KEY * n)
+        widest = 4 * bits  # the counters
+    else:
+        fits = bits <= 32 * LOCAL_WORDS or bits <= min(MAX_BITS, BITS_PER_KEY * n)
+        widest = bits // 8
+    # the result (at most min(n, bits) values) and the counters each fit one binding
+    return fits and max(widest, 4 * min(n, bits)) <= device.max_binding_bytes
+
+
+def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
+    """(values, inverse or None, counts or None) as numpy.unique gives them, or None when
+    the keys' range is too wide for the bitmap (the caller sorts)."""
+    dev, n, dt = flat.device, flat.size, flat.dtype
+    # Integers only: float keys are narrow only for runs of adjacent floats, so measuring
+    # their range would only add a pass (0.07 ms at 2^26) before the sort.
+    if not ENABLED or dt.kind not in "iu":
+        return None
+    probe = Program(dev, label="unique key range")
+    keys = atomic_minmax.record_key_range(probe, flat)
+    probe.run()
+    low, high = (int(k) for k in keys.numpy())
+    bits = high - low + 1
+    if not dense_range(n, bits, return_counts, dev):
+        return None
+    words = -(-bits // 32)
+    local = (bits if return_counts else words) <= LOCAL_WORDS
+    consts = {"WG": WG, "COUNTS": return_counts, "LOCAL_WORDS": LOCAL_WORDS}
+    preamble = f"alias T = {atomic_minmax.WGSL[dt]};\n" + order_key.preamble(dt)
+
+    def pipe(entry):
+        return get_pipeline(dev, "unique_dense", preamble, entry, consts)
+
+    program = Program(dev, label="unique (bitmap)")
+    bitmap = program.temp(4 * words)
+    # Bindings an entry point names but this mode leaves unused get a 4-byte stand-in
+    # (one for read-write and one for read-only uses: a dispatch may not bind a buffer both ways).
+    unused_rw, unused_ro = program.temp(4), program.temp(4)
+    counters = program.temp(4 * bits) if return_counts else unused_rw
+    word_bits = Array(program.temp(4 * words), U32, (words,), dev)
+    prefix = Array(program.temp(4 * words), U32, (words,), dev)
+    size = min(n, bits)
+    values = empty((size,), dt, dev)
+    counts = empty((size,), U32, dev) if return_counts else None
+    total = empty((1,), U32, dev)
+    spread = max(words, bits if return_counts else 0)
+    program.dispatch("unique clear", pipe("dense_clear"),
+                     {0: program.params(bits, 0, low, words), 2: bitmap, 3: counters}, -(-spread // WG))
+    marks = {2: bitmap, 3: counters}
+    for c in chunks(n, dt.itemsize, WG * VECS * 4, dev):
+        if local:
+            groups = min(LOCAL_GROUPS, -(-c.count // (WG * 4)))
+            entry = "dense_mark_local"
+        else:
+            groups = min(MARK_GROUPS, -(-c.count // (WG * VECS * 4)))
+            entry = "dense_mark"
+        program.dispatch(f"unique mark{' local' if local else ''}", pipe(entry),
+                         {0: program.params(c.count, groups, low, words), 1: c.view(flat), **marks}, groups)
+    if return_counts:  # the bitmap from the counters, one counter per invocation
+        groups = -(-bits // WG)
+        program.dispatch("unique words", pipe("dense_words"),
+                         {0: program.params(bits, groups, low, words), 10: counters, 2: bitmap,
+                          4: unused_ro, 6: word_bits.buffer}, groups)
+    else:
+        groups = -(-words // WG)
+        program.dispatch("unique words", pipe("dense_words"),
+                         {0: program.params(bits, groups, low, words), 4: bitmap, 2: unused_rw, 10: unused_ro,
+                          6: word_bits.buffer}, groups)
+    ScanRecorder(dev, U32, "sum").record(program, word_bits, prefix, exclusive=True)
+    expand = {0: program.params(bits, 0, low, words), 4: bitmap, 5: prefix.buffer, 7: values.buffer,
+              11: total.buffer, 8: counts.buffer if return_counts else unused_rw,
+              10: counters if return_counts else unused_ro}
+    program.dispatch("unique expand", pipe("dense_expand"), expand, -(-(32 * words) // WG))
+    inverse = None
+    if return_inverse:
+        inverse = empty(tuple(shape), U32, dev)
+        for c in chunks(n, dt.itemsize, WG * 4, dev):
+            program.dispatch("unique inverse", pipe("dense_inverse"),
+                             {0: program.params(c.count, 0, low, words), 1: c.view(flat), 4: bitmap,
+                              5: prefix.buffer, 9: c.view(inverse)}, -(-c.count // (WG * 4)))
+    program.run()
+    k = int(total.numpy()[0])
+    values = Array(values.buffer, dt, (k,), dev)
+    if return_counts:
+        counts = Array(counts.buffer, U32, (k,), dev)
+    return values, inverse, counts

@@ -1,0 +1,99 @@
+"""unique() by a presence bitmap (ops/unique_dense.py): keys in a narrow range."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import wgprim
+from wgprim.device import binding_limit
+from wgprim.ops import unique_dense
+
+DTYPES = (np.uint32, np.int32)
+
+
+@pytest.fixture
+def taken(monkeypatch):
+    """The dense_range answers of the calls made while the test runs."""
+    answers = []
+    decide = unique_dense.dense_range
+
+    def spy(*args):
+        answers.append(decide(*args))
+        return answers[-1]
+
+    monkeypatch.setattr(unique_dense, "dense_range", spy)
+    return answers
+
+
+def check(x, inverse=True, counts=True):
+    got = wgprim.unique(x, return_inverse=inverse, return_counts=counts)
+    want = np.unique(x, return_inverse=inverse, return_counts=counts)
+    got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+    for g, w in zip(got, want):
+        assert g.shape == w.shape
+        np.testing.assert_array_equal(g.numpy(), w)
+
+
+def keys(dtype, n, span, start, seed):
+    """n keys of `dtype` in [low, low + span), low = the dtype's minimum + start (wrapped so
+    that the span fits)."""
+    offsets = np.random.default_rng(seed).integers(0, span, n)
+    info = np.iinfo(dtype)
+    low = int(info.min) + start % (int(info.max) - int(info.min) - span + 2)
+    return (low + offsets).astype(dtype)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(dtype=st.sampled_from(DTYPES), n=st.integers(1, 30_000),
+       span=st.one_of(st.integers(1, 40), st.integers(1, 3000), st.integers(60_000, 140_000)),
+       start=st.integers(0, 2**33), inverse=st.booleans(), counts=st.booleans())
+def test_matches_numpy(taken, dtype, n, span, start, inverse, counts):
+    # spans around the workgroup-memory limits (2048 counters, 65536 bits) and the
+    # bits-per-key limit; the extremes of each integer type included
+    x = keys(dtype, n, span, start, seed=n + span)
+    check(x, inverse, counts)
+    bits = int(x.max()) - int(x.min()) + 1
+    assert taken[-1] == unique_dense.dense_range(n, bits, counts, wgprim.device.get_device())
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_type_extremes(taken, dtype):
+    # the ends of each key range: the largest value with a neighbour, the smallest likewise
+    info = np.iinfo(dtype)
+    check(np.array([info.max, info.max - 3, info.max], dtype))
+    check(np.array([info.min, info.min + 2, info.min], dtype))
+    assert taken == [True, True]
+
+
+@pytest.mark.parametrize("span", [1, 2048, 2049, 65_536, 65_537, 300_000])
+def test_both_marks(taken, span):
+    # counters: up to 2048 in workgroup memory; bits: up to 65536; wider: global atomics
+    rng = np.random.default_rng(span)
+    x = rng.integers(7, 7 + span, 200_003).astype(np.uint32)
+    x[:5000] = 7  # a run of one key, and a heavy hitter: many atomics on one word
+    check(x)
+    check(x, inverse=False, counts=False)
+    assert all(taken)
+
+
+def test_wide_ranges_and_floats_sort(taken):
+    rng = np.random.default_rng(3)
+    check(rng.integers(0, 2**31, 5000).astype(np.uint32))  # 2^31 bits for 5000 keys
+    check(rng.integers(-2**31, 2**31 - 1, 5000).astype(np.int32))
+    assert taken == [False, False]
+    check(np.array([2.0, 1.0, np.nan, 2.0, -0.0, 0.0], np.float32))  # floats: no range probe
+    assert taken == [False, False]
+
+
+def test_beyond_one_binding(taken):
+    rng = np.random.default_rng(11)
+    x = rng.integers(-5000, 5000, 70_000).astype(np.int32).reshape(700, 100)
+    with binding_limit(64 * 1024):  # 16384 keys a binding: marks and inverse span five
+        check(x)
+    assert all(taken)
+
+
+def test_switch_off_sorts(taken, monkeypatch):
+    monkeypatch.setattr(unique_dense, "ENABLED", False)
+    check(np.arange(10, dtype=np.int32) % 3)
+    assert taken == []
