@@ -23,7 +23,7 @@ import wgprim
 from wgprim.array import asarray
 from wgprim.bench.timing import CallTimer, CudaTimer, steps_ms
 from wgprim.device import get_device
-from wgprim.ops import unique_dense
+from wgprim.ops import select, unique_dense
 
 
 def distributions(n: int, rng) -> dict:
@@ -39,7 +39,13 @@ def distributions(n: int, rng) -> dict:
         "sorted": np.sort(quarter),
         "equal": np.full(n, 7, np.uint32),
         "wide": rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32),  # sorts
+        "2^20": rng.integers(0, 2**20, n).astype(np.uint32),             # counters in L2
+        "2^22": rng.integers(0, 2**22, n).astype(np.uint32),             # the widest counters
     }
+
+
+# the distributions measured with return_counts and return_inverse as well
+ALL_KINDS = ("quarter", "wide", "2^20", "2^22")
 
 
 # dense_mark's grid: workgroups (each fills and flushes its cache once)
@@ -48,7 +54,10 @@ DEFAULT_GROUPS = unique_dense.MARK_GROUPS
 
 
 def configure(path: str) -> None:
-    unique_dense.ENABLED = path != "sort"
+    """bitmap[-gN]: the default (N: dense_mark's workgroups); sort: the sort path;
+    sort-direct: the sort path with the inverse's scatter not ordered by window first."""
+    unique_dense.ENABLED = not path.startswith("sort")
+    select.INVERSE_BY_WINDOWS = path != "sort-direct"
     unique_dense.MARK_GROUPS = int(path.split("-g")[1]) if "-g" in path else DEFAULT_GROUPS
 
 
@@ -80,11 +89,12 @@ def main() -> None:
     timers = {}
     for dist, host in data.items():
         x = asarray(host)
-        kinds = KINDS if dist == "quarter" else KINDS[:1]
+        kinds = KINDS if dist in ALL_KINDS else KINDS[:1]
         values, inverse, counts = np.unique(host, return_inverse=True, return_counts=True)
         for kind, kw in kinds:
             want = {"values": values, "counts": (values, counts), "inverse": (values, inverse)}[kind]
             paths = ["bitmap", "sort"] + (MARK_VARIANTS if kind == "values" and dist in ("quarter", "heavy") else [])
+            paths += ["sort-direct"] if kind == "inverse" and dist in ("quarter", "wide") else []
             for path in paths:
                 configure(path)
                 got = wgprim.unique(x, **kw)
@@ -98,7 +108,6 @@ def main() -> None:
                     configure(path)
                     return wgprim.unique(x, **kw)
 
-                report["steps"][name] = steps_ms(dev, call)
                 timers[name] = CallTimer(dev, call, 3)
             configure("bitmap")
             for lib, mod in refs.items():
@@ -120,6 +129,9 @@ def main() -> None:
     for _ in range(args.rounds):
         for name, t in timers.items():
             times[name].append(t.run().ms)
+    for name, t in timers.items():  # where each wgprim call's time goes, warm
+        if isinstance(t, CallTimer):
+            report["steps"][name] = steps_ms(dev, t.call)
     for name, ms in times.items():
         row = {"name": name, "median_ms": statistics.median(ms), "min_ms": min(ms), "rounds": ms}
         report["rows"].append(row)

@@ -21,7 +21,6 @@ struct Params {
 @group(0) @binding(4) var<storage, read> starts: array<u32>;
 @group(0) @binding(5) var<storage, read_write> lengths: array<u32>;
 @group(0) @binding(6) var<storage, read> perm: array<u32>;
-@group(0) @binding(7) var<storage, read_write> gathered: array<T>;
 @group(0) @binding(8) var<storage, read> run_ids: array<u32>;
 @group(0) @binding(9) var<storage, read_write> inverse: array<u32>;
 
@@ -80,16 +79,6 @@ fn run_lengths(@builtin(workgroup_id) wid: vec3<u32>,
     end = starts[j + 1u];
   }
   lengths[j] = end - starts[j];
-}
-
-@compute @workgroup_size(WG)
-fn gather(@builtin(workgroup_id) wid: vec3<u32>,
-          @builtin(num_workgroups) nwg: vec3<u32>,
-          @builtin(local_invocation_index) t: u32) {
-  let i = global_id(wid, nwg, t);
-  if (i < params.n) {
-    gathered[i] = src[perm[i]];
-  }
 }
 
 // run_ids is the inclusive scan of the run-start flags of the sorted data: element

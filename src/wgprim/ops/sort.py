@@ -124,15 +124,22 @@ def argsort(x, *, axis=-1, descending: bool = False, stable: bool = True, kind=N
     if axis is None or getattr(x, "ndim", np.ndim(x)) > 1:
         return segmented.sort_axis("argsort", x, axis, descending, "radix")
     k = _one_dimensional(x, "argsort input", KEY_DTYPES)
+    return argsort_with_keys(k, descending)[0]
+
+
+def argsort_with_keys(k: Array, descending: bool = False, keep_keys: bool = False) -> tuple[Array, Array | None]:
+    """(indices, sorted keys or None) of the 1-D Array k: the keys come out of the same
+    passes (the sort moves them along with the indices), kept when asked for."""
     idx = empty((k.size,), U32, k.device)
     if k.size == 0:
-        return idx
+        return idx, (empty((0,), k.dtype, k.device) if keep_keys else None)
     sorter = _radix(k.device, k.dtype, descending)
     program = Program(k.device, label="argsort")
-    keys_out = Array(program.temp(4 * k.size), k.dtype, (k.size,), k.device)
+    keys_out = empty((k.size,), k.dtype, k.device) if keep_keys else \
+        Array(program.temp(4 * k.size), k.dtype, (k.size,), k.device)
     _record_radix(program, sorter, k, keys_out, None, idx, index_values=True)
     program.run()
-    return idx
+    return idx, (keys_out if keep_keys else None)
 
 
 class SortPlan:
