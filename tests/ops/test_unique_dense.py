@@ -1,4 +1,6 @@
 """unique() by a presence bitmap (ops/unique_dense.py): keys in a narrow range."""
+import textwrap
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -8,20 +10,27 @@ import wgprim
 from wgprim.device import binding_limit
 from wgprim.ops import unique_dense
 
+from support import run_on_gl
+
 DTYPES = (np.uint32, np.int32)
 
 
 @pytest.fixture
 def taken(monkeypatch):
     """The dense_range answers of the calls made while the test runs."""
-    answers = []
+    class Answers(list):
+        spy = None
+
+    answers = Answers()
     decide = unique_dense.dense_range
 
-    def spy(*args):
-        answers.append(decide(*args))
+    def spy(n, bits, counts, device):
+        answers.append(decide(n, bits, counts, device))
+        spy.bits = bits  # the range the probe measured
         return answers[-1]
 
     monkeypatch.setattr(unique_dense, "dense_range", spy)
+    answers.spy = spy
     return answers
 
 
@@ -52,8 +61,7 @@ def test_matches_numpy(taken, dtype, n, span, start, inverse, counts):
     # bits-per-key limit; the extremes of each integer type included
     x = keys(dtype, n, span, start, seed=n + span)
     check(x, inverse, counts)
-    bits = int(x.max()) - int(x.min()) + 1
-    assert taken[-1] == unique_dense.dense_range(n, bits, counts, wgprim.device.get_device())
+    assert taken.spy.bits == int(x.max()) - int(x.min()) + 1  # the probe's range is exact
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -65,11 +73,12 @@ def test_type_extremes(taken, dtype):
     assert taken == [True, True]
 
 
-@pytest.mark.parametrize("span", [1, 2048, 2049, 65_536, 65_537, 300_000])
+@pytest.mark.parametrize("span", [1, 2048, 2049, 65_536, 65_537, 2**20, 2**20 + 1])
 def test_both_marks(taken, span):
     # counters: up to 2048 in workgroup memory; bits: up to 65536; wider: global atomics
+    # (values alone: counters up to 2^20, bits past it)
     rng = np.random.default_rng(span)
-    x = rng.integers(7, 7 + span, 200_003).astype(np.uint32)
+    x = rng.integers(7, 7 + span, 300_003).astype(np.uint32)  # 4n counters reach 2^20
     x[:5000] = 7  # a run of one key, and a heavy hitter: many atomics on one word
     check(x)
     check(x, inverse=False, counts=False)
@@ -89,7 +98,26 @@ def test_beyond_one_binding(taken):
     rng = np.random.default_rng(11)
     x = rng.integers(-5000, 5000, 70_000).astype(np.int32).reshape(700, 100)
     with binding_limit(64 * 1024):  # 16384 keys a binding: marks and inverse span five
-        check(x)
+        check(x)  # counters in global memory
+        check(x, inverse=False, counts=False)  # the bitmap in workgroup memory
+        check(x, inverse=True, counts=False)
+        check(x // 50, counts=True)  # counters in workgroup memory
+    with binding_limit(512 * 1024):  # the cache's mark (counters) over three bindings
+        check(rng.integers(0, 100_000, 300_000).astype(np.uint32), counts=False)
+    assert all(taken)
+
+
+def test_grid_stride(taken, monkeypatch):
+    # a few workgroups, each taking many tiles (its cache, or its workgroup-memory bitmap,
+    # serving them all), as 2^24 keys and more get by default
+    monkeypatch.setattr(unique_dense, "MARK_GROUPS", 3)
+    monkeypatch.setattr(unique_dense, "LOCAL_GROUPS", 3)
+    rng = np.random.default_rng(12)
+    for span in (40, 1500, 60_000, 250_000, 1_500_000):
+        x = rng.integers(0, span, 100_003).astype(np.uint32)
+        x[::7] = 5  # a frequent key
+        check(x, counts=span < 400_000)  # 4n counters at most
+        check(x, inverse=False, counts=False)
     assert all(taken)
 
 
@@ -97,3 +125,22 @@ def test_switch_off_sorts(taken, monkeypatch):
     monkeypatch.setattr(unique_dense, "ENABLED", False)
     check(np.arange(10, dtype=np.int32) % 3)
     assert taken == []
+
+
+def test_gl_backend_subprocess():
+    """wgpu's GL backend: the marks in workgroup memory (span 1000), through the cache's
+    compare-exchange (values) and with global counters (counts), plain and with inverse."""
+    script = textwrap.dedent("""
+        import numpy as np
+        import wgprim
+        rng = np.random.default_rng(4)
+        for span in (1000, 600_000):
+            x = rng.integers(-span // 2, span // 2, 200_003).astype(np.int32)
+            x[:5000] = 3
+            got = wgprim.unique(x, return_inverse=True, return_counts=True)
+            want = np.unique(x, return_inverse=True, return_counts=True)
+            assert all(np.array_equal(g.numpy(), w) for g, w in zip(got, want)), span
+            assert np.array_equal(wgprim.unique(x).numpy(), want[0]), span
+        print("GL unique ok")
+    """)
+    assert "GL unique ok" in run_on_gl(script)

@@ -1,7 +1,7 @@
 // unique() of keys in a narrow range: a presence bitmap instead of a sort.
 //
-// Bit b of the bitmap stands for order key low + b (kernels/order_key.wgsl: equal keys
-// are equal values for unique, every NaN one key, -0.0 and +0.0 one key). Dispatches,
+// Bit b of the bitmap stands for order key low + b (kernels/order_key.wgsl; the host
+// sends integer keys only, u32 and i32). Dispatches,
 // each reading only what earlier dispatches wrote:
 //   dense_clear          zero the bitmap (and the counters)
 //   dense_mark[_local]   set each key's bit (counts: add 1 to its counter) by atomics,
@@ -104,8 +104,8 @@ fn add_cached(slot: u32, acc: u32) {
 }
 
 // Set the bits of the (up to 4) keys of one vec4 (COUNTS: add to their counters; the
-// bitmap comes from the counters later). Keys sharing a word or a counter share one
-// atomic: runs of equal or near keys are common (sorted or clustered data).
+// bitmap comes from the counters later). Adjacent keys sharing a word or a counter share
+// one atomic: runs of equal or near keys are common (sorted or clustered data).
 fn mark4(x: vec4<T>, valid: u32) {
   var slot = EMPTY_TAG;  // the pending word (counter)
   var acc = 0u;          // its pending bits (count)

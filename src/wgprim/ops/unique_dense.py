@@ -5,7 +5,9 @@ any integers drawn from a bounded range — the sorted distinct
 values need no sort: one pass sets bit (key - smallest key) of a bitmap, a scan of the
 words' bit counts gives each present key its position, and the positions are written in
 key order (kernels/unique_dense.wgsl). return_counts keeps a counter per key instead
-of a bit; return_inverse reads each key's position from the bitmap and the scan.
+of a bit (and so do values alone in the middle ranges, where a word's bit would take
+many keys' atomics); return_inverse reads each key's position from the bitmap and the
+scan.
 
 The range is measured first (one atomic min/max pass, ops/atomic_minmax.py, and a read
 back); ranges too wide for the bitmap to pay (see `dense_range`) and float keys go to
@@ -40,16 +42,26 @@ MARK_GROUPS = 4096
 # past its 50 MB L2, 2.48 against the sort's 2.35. 2026-12-01.)
 MAX_BITS, BITS_PER_KEY = 2**27, 16
 MAX_COUNTERS, COUNTERS_PER_KEY = 2**22, 4
+# Values alone take counters too for ranges past the workgroup-memory bitmap up to this
+# many values: with 2^26 keys in 2^20 values each bitmap word takes about 2048 keys'
+# atomics, a counter 64 (H200: 0.81 ms with counters, 1.12 with bits; at 2^22 values bits
+# win, 0.91 against 1.16).
+VALUES_BY_COUNTERS_UP_TO = 2**20
+
+
+def uses_counters(bits: int, counts: bool) -> bool:
+    """Whether the marks count keys (return_counts, and values alone in the middle ranges)
+    rather than set bits."""
+    return counts or 32 * LOCAL_WORDS < bits <= VALUES_BY_COUNTERS_UP_TO
 
 
 def dense_range(n: int, bits: int, counts: bool, device) -> bool:
     """Whether keys spanning `bits` values (n of them) take the bitmap."""
     if counts:
         fits = bits <= LOCAL_WORDS or bits <= min(MAX_COUNTERS, COUNTERS_PER_KEY * n)
-        widest = 4 * bits  # the counters
     else:
         fits = bits <= 32 * LOCAL_WORDS or bits <= min(MAX_BITS, BITS_PER_KEY * n)
-        widest = bits // 8
+    widest = 4 * bits if uses_counters(bits, counts) else bits // 8  # counters or bitmap
     # the result (at most min(n, bits) values) and the counters each fit one binding
     return fits and max(widest, 4 * min(n, bits)) <= device.max_binding_bytes
 
@@ -70,8 +82,9 @@ def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
     if not dense_range(n, bits, return_counts, dev):
         return None
     words = -(-bits // 32)
-    local = (bits if return_counts else words) <= LOCAL_WORDS
-    consts = {"WG": WG, "COUNTS": return_counts, "LOCAL_WORDS": LOCAL_WORDS}
+    counting = uses_counters(bits, return_counts)
+    local = (bits if counting else words) <= LOCAL_WORDS
+    consts = {"WG": WG, "COUNTS": counting, "LOCAL_WORDS": LOCAL_WORDS}
     preamble = f"alias T = {atomic_minmax.WGSL[dt]};\n" + order_key.preamble(dt)
 
     def pipe(entry):
@@ -82,14 +95,14 @@ def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
     # Bindings an entry point names but this mode leaves unused get a 4-byte stand-in
     # (one for read-write and one for read-only uses: a dispatch may not bind a buffer both ways).
     unused_rw, unused_ro = program.temp(4), program.temp(4)
-    counters = program.temp(4 * bits) if return_counts else unused_rw
+    counters = program.temp(4 * bits) if counting else unused_rw
     word_bits = Array(program.temp(4 * words), U32, (words,), dev)
     prefix = Array(program.temp(4 * words), U32, (words,), dev)
     size = min(n, bits)
     values = empty((size,), dt, dev)
-    counts = empty((size,), U32, dev) if return_counts else None
+    counts = empty((size,), U32, dev) if counting else None
     total = empty((1,), U32, dev)
-    spread = max(words, bits if return_counts else 0)
+    spread = max(words, bits if counting else 0)
     program.dispatch("unique clear", pipe("dense_clear"),
                      {0: program.params(bits, 0, low, words), 2: bitmap, 3: counters}, -(-spread // WG))
     marks = {2: bitmap, 3: counters}
@@ -102,7 +115,7 @@ def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
             entry = "dense_mark"
         program.dispatch(f"unique mark{' local' if local else ''}", pipe(entry),
                          {0: program.params(c.count, groups, low, words), 1: c.view(flat), **marks}, groups)
-    if return_counts:  # the bitmap from the counters, one counter per invocation
+    if counting:  # the bitmap from the counters, one counter per invocation
         groups = -(-bits // WG)
         program.dispatch("unique words", pipe("dense_words"),
                          {0: program.params(bits, groups, low, words), 10: counters, 2: bitmap,
@@ -114,8 +127,8 @@ def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
                           6: word_bits.buffer}, groups)
     ScanRecorder(dev, U32, "sum").record(program, word_bits, prefix, exclusive=True)
     expand = {0: program.params(bits, 0, low, words), 4: bitmap, 5: prefix.buffer, 7: values.buffer,
-              11: total.buffer, 8: counts.buffer if return_counts else unused_rw,
-              10: counters if return_counts else unused_ro}
+              11: total.buffer, 8: counts.buffer if counting else unused_rw,
+              10: counters if counting else unused_ro}
     program.dispatch("unique expand", pipe("dense_expand"), expand, -(-(32 * words) // WG))
     inverse = None
     if return_inverse:
@@ -127,6 +140,5 @@ def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
     program.run()
     k = int(total.numpy()[0])
     values = Array(values.buffer, dt, (k,), dev)
-    if return_counts:
-        counts = Array(counts.buffer, U32, (k,), dev)
+    counts = Array(counts.buffer, U32, (k,), dev) if return_counts else None
     return values, inverse, counts
