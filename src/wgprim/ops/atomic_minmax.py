@@ -33,7 +33,7 @@ def record_key_range(program: Program, arr: Array) -> Array:
     if arr.size == 0:
         raise ValueError("min/max of an empty array is undefined (numpy raises too)")
     keys = asarray(np.array([0xFFFFFFFF, 0], np.uint32), device=dev)  # identities of min, max
-    accumulate = get_pipeline(dev, "atomic_minmax", _preamble(arr.dtype), "minmax_accumulate", {"WG": WG})
+    accumulate = get_pipeline(dev, "atomic_minmax", key_preamble(arr.dtype), "minmax_accumulate", {"WG": WG})
     for c in chunks(arr.size, arr.itemsize, WG * 4, dev):  # every chunk adds into the same two keys
         groups = min(MAX_GROUPS, -(-c.count // (WG * 16)))
         program.dispatch("atomic min/max accumulate", accumulate,
@@ -41,7 +41,8 @@ def record_key_range(program: Program, arr: Array) -> Array:
     return keys
 
 
-def _preamble(dt: np.dtype) -> str:
+def key_preamble(dt: np.dtype) -> str:
+    """`alias T` and the order keys of dt (ops/order_key.py): what kernels over keys need."""
     return f"alias T = {WGSL[dt]};\n" + order_key.preamble(dt)
 
 
@@ -52,7 +53,7 @@ def _run(arr: Array, swap: bool) -> Array:
     program = Program(dev, label="atomic min/max")
     keys = record_key_range(program, arr)
     out = empty((2,), arr.dtype, dev)
-    decode = get_pipeline(dev, "atomic_minmax", _preamble(arr.dtype), "minmax_decode", {"WG": WG})
+    decode = get_pipeline(dev, "atomic_minmax", key_preamble(arr.dtype), "minmax_decode", {"WG": WG})
     program.dispatch("atomic min/max decode", decode,
                      {0: program.params(arr.size, 1, int(swap)), 3: keys.buffer, 4: out.buffer}, 1)
     program.run()

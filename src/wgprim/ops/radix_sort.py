@@ -268,6 +268,7 @@ class RadixSorter:
         self.tile = (MATCH_WG if self.match else WG) * self.items
         self._files, self._pre, self._entries = files, pre, entries
         self.pipes: dict = {}  # (name, transforms) -> pipeline, built on first use
+        self._scans: dict = {}  # number of counts -> the recorder of their scan
         self._onesweep_files = (files if isinstance(files, tuple) else (files,)) + (
             ("radix_onesweep", "radix_onesweep_match") if self.match else ("radix_onesweep",))
         self._onesweep_entries = {
@@ -300,8 +301,9 @@ class RadixSorter:
         """The exclusive sum of the per-tile digit counts: the scan's own rule picks the
         single pass (ops/chained_scan.py) or reduce-then-scan by size; SCAN_METHOD forces
         one."""
-        scan.recorder(self.device, counts.dtype, "sum", counts.size, SCAN_METHOD).record(p, counts, offsets,
-                                                                                         exclusive=True)
+        if counts.size not in self._scans:  # SCAN_METHOD is part of the sorter's config_key
+            self._scans[counts.size] = scan.recorder(self.device, counts.dtype, "sum", counts.size, SCAN_METHOD)
+        self._scans[counts.size].record(p, counts, offsets, exclusive=True)
 
     @staticmethod
     def _params(p: Program, *values: int):

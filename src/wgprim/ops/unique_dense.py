@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from wgprim.array import Array, empty
-from wgprim.ops import atomic_minmax, order_key
+from wgprim.ops import atomic_minmax
 from wgprim.ops.common import chunks
 from wgprim.ops.scan import ScanRecorder
 from wgprim.program import Program, get_pipeline
@@ -85,7 +85,7 @@ def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
     counting = uses_counters(bits, return_counts)
     local = (bits if counting else words) <= LOCAL_WORDS
     consts = {"WG": WG, "COUNTS": counting, "LOCAL_WORDS": LOCAL_WORDS}
-    preamble = f"alias T = {atomic_minmax.WGSL[dt]};\n" + order_key.preamble(dt)
+    preamble = atomic_minmax.key_preamble(dt)
 
     def pipe(entry):
         return get_pipeline(dev, "unique_dense", preamble, entry, consts)
@@ -105,7 +105,6 @@ def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
     spread = max(words, bits if counting else 0)
     program.dispatch("unique clear", pipe("dense_clear"),
                      {0: program.params(bits, 0, low, words), 2: bitmap, 3: counters}, -(-spread // WG))
-    marks = {2: bitmap, 3: counters}
     for c in chunks(n, dt.itemsize, WG * VECS * 4, dev):
         if local:
             groups = min(LOCAL_GROUPS, -(-c.count // (WG * 4)))
@@ -114,17 +113,15 @@ def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
             groups = min(MARK_GROUPS, -(-c.count // (WG * VECS * 4)))
             entry = "dense_mark"
         program.dispatch(f"unique mark{' local' if local else ''}", pipe(entry),
-                         {0: program.params(c.count, groups, low, words), 1: c.view(flat), **marks}, groups)
-    if counting:  # the bitmap from the counters, one counter per invocation
-        groups = -(-bits // WG)
-        program.dispatch("unique words", pipe("dense_words"),
-                         {0: program.params(bits, groups, low, words), 10: counters, 2: bitmap,
-                          4: unused_ro, 6: word_bits.buffer}, groups)
-    else:
-        groups = -(-words // WG)
-        program.dispatch("unique words", pipe("dense_words"),
-                         {0: program.params(bits, groups, low, words), 4: bitmap, 2: unused_rw, 10: unused_ro,
-                          6: word_bits.buffer}, groups)
+                         {0: program.params(c.count, groups, low, words), 1: c.view(flat), 2: bitmap, 3: counters},
+                         groups)
+    # Counting, the bitmap is built here from the counters (one counter per invocation,
+    # written through binding 2); else the complete bitmap is read (binding 4).
+    groups = -(-(bits if counting else words) // WG)
+    program.dispatch("unique words", pipe("dense_words"),
+                     {0: program.params(bits, groups, low, words), 6: word_bits.buffer,
+                      2: bitmap if counting else unused_rw, 4: unused_ro if counting else bitmap,
+                      10: counters if counting else unused_ro}, groups)
     ScanRecorder(dev, U32, "sum").record(program, word_bits, prefix, exclusive=True)
     expand = {0: program.params(bits, 0, low, words), 4: bitmap, 5: prefix.buffer, 7: values.buffer,
               11: total.buffer, 8: counts.buffer if counting else unused_rw,
