@@ -8,7 +8,8 @@ A variant is `rts` (reduce-then-scan), `default` (what scan() runs), or a name m
 parts: r<rows> (vec4s per invocation of the striped layout: tiles of 1024 * rows
 elements), k<states per look-back lane>, spin<budget>, blocked (the blocked layout),
 nolb (no look-back: wrong results, not checked; what the kernel costs without it), loops
-(the kernel's `// unroll` loops compiled as written). E.g. r8-k1, r4-loops. Compaction variants: `3phase`, `default`, or k<states per lane>.
+(the kernel's `// unroll` loops compiled as written). E.g. r8-k1, r4-loops. Compaction variants: `3phase`, `default`, or k<states per lane>,
+each with `-words` for the tiles written one invocation per 4 elements (select.EMIT).
 
 benchmarks/scan-h200-2026-12-01-confirm.json came from
     --variants rts,default,nolb,r4-w1-s4-pf,r4-w1-s4-if,r8-w1-s4,r8-nolb,r16-nolb,r4-spin0,r4-spin16
@@ -77,6 +78,10 @@ def parse_variant(name: str) -> dict:
             opts["unroll"] = False
         elif part == "blocked":
             opts["layout"] = "blocked"
+        elif part == "words":  # compaction: each invocation writes its own kept elements
+            opts["emit"] = "words"
+        elif part in ("3phase", "default"):
+            pass
         elif part.startswith("spin"):
             opts["spin_budget"] = int(part[4:])
         elif part[0] == "r":
@@ -110,11 +115,16 @@ class Compaction:
     """A recorded compaction (single-pass or today's three phases) and its result."""
 
     def __init__(self, x, m, variant):
-        if variant == "3phase":
-            self.p = Program(m.device, label="compact")
-            self.outs, self.totals = select.CompactRecorder(m.device, x.dtype, True).record(self.p, x, m)
-        else:
-            self.p, self.outs, self.totals = compaction.compact_program(x, m, **parse_variant(variant))
+        opts = parse_variant(variant)
+        select.EMIT = opts.pop("emit", None)  # how tiles are written (select.EMIT)
+        try:
+            if variant.startswith("3phase"):
+                self.p = Program(m.device, label="compact")
+                self.outs, self.totals = select.CompactRecorder(m.device, x.dtype, True).record(self.p, x, m)
+            else:
+                self.p, self.outs, self.totals = compaction.compact_program(x, m, **opts)
+        finally:
+            select.EMIT = None
         self.p.transient = False
 
     def result(self, dt):

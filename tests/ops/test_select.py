@@ -215,6 +215,53 @@ def test_blocks(monkeypatch, tiles_per_group):
     np.testing.assert_array_equal(nonzero(raw).numpy(), np.flatnonzero(raw))
 
 
+# How a tile's kept elements are written (select.EMIT): "subgroup" (each store instruction
+# of a subgroup writes one unbroken run; the default where subgroups are consecutive
+# invocations, lavapipe included) and "words" (each invocation its own 4 elements; the GL
+# backend's, and the single pass's). Masks whose density changes every few elements, so
+# that rows of a subgroup, their 4 runs and the lanes below each lane all differ.
+@pytest.mark.parametrize("emit", ["subgroup", "words"])
+@pytest.mark.parametrize("n", [1, 7, 127, 129, 1023, 1025, 4095, 4097, 3 * 4096 + 100, 100_003])
+def test_tile_writes(monkeypatch, emit, n):
+    import wgprim.ops.select as S
+
+    monkeypatch.setattr(S, "EMIT", emit)
+    rng = np.random.default_rng(n)
+    x = values(n, np.float32, seed=n)
+    patterns = dict(masks(n, seed=n))
+    patterns["striped"] = rng.random(n) < (np.arange(n) // 5 % 4) / 3.0
+    patterns["odd lanes"] = (np.arange(n) // 4 % 2).astype(bool)
+    for name, m in patterns.items():
+        np.testing.assert_array_equal(compact(x, m, method="three-phase").numpy(), x[m], err_msg=name)
+        np.testing.assert_array_equal(nonzero(m, method="three-phase").numpy(), np.flatnonzero(m), err_msg=name)
+        got = compact(x, m, ordered=False).numpy()
+        np.testing.assert_array_equal(np.sort(got), np.sort(x[m]), err_msg=name)
+
+
+@pytest.mark.parametrize("emit", ["subgroup", "words"])
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=12000))
+def test_hypothesis_tile_writes(emit, bits):
+    import wgprim.ops.select as S
+
+    saved, S.EMIT = S.EMIT, emit
+    try:
+        m = np.array(bits, bool)
+        x = np.arange(m.size, dtype=np.int32) * 3 - 7
+        np.testing.assert_array_equal(compact(x, m, method="three-phase").numpy(), x[m])
+        np.testing.assert_array_equal(nonzero(m, method="three-phase").numpy(), np.flatnonzero(m))
+    finally:
+        S.EMIT = saved
+
+
+def test_emit_setting_is_checked(monkeypatch):
+    import wgprim.ops.select as S
+
+    monkeypatch.setattr(S, "EMIT", "rows")
+    with pytest.raises(ValueError, match="EMIT"):
+        compact(np.arange(5000, dtype=np.float32), np.ones(5000, bool), method="three-phase")
+
+
 @pytest.mark.parametrize("tiles", [15, 16, 17, 31, 33])
 def test_count_of_sixteen_tiles_per_workgroup(tiles):
     # The three-phase count dispatch counts 16 tiles per workgroup (select_count): sizes around a

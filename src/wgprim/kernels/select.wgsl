@@ -12,15 +12,18 @@
 // workgroups ran; the counter is read only after the dispatch.
 //
 // The mask is numpy's bool layout, one byte per element, read as u32 words (4 flags).
-// Invocation t of a tile handles words k * WG + t (k < VECS): coalesced loads, and word w
-// covers the same elements as vec4 w of the data. The count reads it as vec4<u32>.
+// A tile is VECS columns of 4 * WG elements; the count reads the mask as vec4<u32>.
 //
 // The preamble defines `alias T` (the element type; u32 for indices) and the block scan
 // (ops/block_scan.py) of vec4<u32> sums: `Invocation` (the entry points' builtins) and
-// block_exclusive_scan_total. Each invocation writes its own kept elements: staging them
-// in workgroup memory for coalesced stores measured slower on an H200, 2x before the
-// values' loads were issued first, and still 5% after (2^28 f32, half kept: 0.853 against
-// 0.811 ms, 2026-12-01).
+// block_exclusive_scan_total. A fragment joined after this file ranks a tile's flags and
+// writes its kept elements (tile_ranks, load_tile_values, emit_values, write_values,
+// write_indices): select_emit_subgroup.wgsl, where each store instruction of a subgroup
+// writes one unbroken run of the output (the scatter of 2^28 f32, half kept, on an H200:
+// 0.581 against 0.674 ms), or select_emit_words.wgsl, where each invocation writes the
+// kept elements of its own 4 consecutive ones (no subgroups needed). Staging the kept
+// elements in workgroup memory for whole-row stores measured slower than the latter (0.853
+// against 0.811 ms for the whole compaction, 2026-12-01).
 
 override WG: u32 = 256u;
 const VECS: u32 = 4u;                 // mask words (4 elements each) per invocation
@@ -38,7 +41,7 @@ struct Params {
 @group(0) @binding(1) var<storage, read> mask: array<u32>;
 @group(0) @binding(2) var<storage, read_write> tile_counts: array<u32>;
 @group(0) @binding(3) var<storage, read> tile_prefix: array<u32>;
-@group(0) @binding(4) var<storage, read> src: array<vec4<T>>;
+// binding 4, `src` (the values), is declared by the fragment (its element type differs)
 @group(0) @binding(5) var<storage, read_write> dst: array<T>;
 @group(0) @binding(6) var<storage, read_write> counter: array<atomic<u32>>;
 @group(0) @binding(7) var<storage, read_write> total: array<u32>;
@@ -65,80 +68,9 @@ fn clip_flags(w: u32, bits: u32) -> u32 {
   return bits & select((1u << (8u * min(left, 3u))) - 1u, 0xffffffffu, left >= 4u);
 }
 
-// The flags of mask word k of this invocation in tile `tile` (the load clamped in range).
-fn load_flags_word(tile: u32, t: u32, k: u32) -> u32 {
-  let w = tile * (TILE / 4u) + k * WG + t;
-  return clip_flags(w, flag_bits(mask[min(w, (params.n - 1u) / 4u)]));
-}
-
-// Written out per component (no loop over a vector index): drivers keep the vectors in
-// registers instead of indexable local memory.
-fn load_flags(tile: u32, t: u32) -> vec4<u32> {
-  return vec4<u32>(load_flags_word(tile, t, 0u), load_flags_word(tile, t, 1u),
-                   load_flags_word(tile, t, 2u), load_flags_word(tile, t, 3u));
-}
-
-struct Ranks {
-  flags: vec4<u32>,   // flag bits of the VECS words
-  before: vec4<u32>,  // set flags in the tile before each word
-  total: u32,         // set flags in the tile
-}
-
-// Rank every flag of the tile: an exclusive scan (in invocation order) of the per-word
-// counts, for the VECS word columns at once; column k follows all of column k - 1.
-fn tile_ranks(inv: Invocation, tile: u32) -> Ranks {
-  let f = load_flags(tile, inv.index);
-  let scan = block_exclusive_scan_total(inv, countOneBits(f));
-  let col = scan.total;
-  let before_col = vec4<u32>(0u, col.x, col.x + col.y, col.x + col.y + col.z);
-  return Ranks(f, scan.before + before_col, col.x + col.y + col.z + col.w);
-}
-
-// Write the kept elements of one vec4 (flag bits `bits`) to dst from position pos on.
-fn emit4(x: vec4<T>, bits: u32, start: u32) {
-  var pos = start;
-  if ((bits & 0x1u) != 0u) { dst[pos] = x.x; pos += 1u; }
-  if ((bits & 0x100u) != 0u) { dst[pos] = x.y; pos += 1u; }
-  if ((bits & 0x10000u) != 0u) { dst[pos] = x.z; pos += 1u; }
-  if ((bits & 0x1000000u) != 0u) { dst[pos] = x.w; }
-}
-
-fn emit_values_word(tile: u32, t: u32, k: u32, bits: u32, pos: u32) {
-  if (bits != 0u) {
-    emit4(src[tile * (TILE / 4u) + k * WG + t], bits, pos);
-  }
-}
-
-fn emit_indices_word(tile: u32, t: u32, k: u32, bits: u32, pos: u32) {
-  if (bits != 0u) {
-    let first = params.index_base + (tile * (TILE / 4u) + k * WG + t) * 4u;
-    emit4(vec4<T>(T(first), T(first + 1u), T(first + 2u), T(first + 3u)), bits, pos);
-  }
-}
-
 // The barrier after a tile lets the next tile reuse the block scan's workgroup memory.
 fn end_tile() {
   workgroupBarrier();
-}
-
-fn write_values(inv: Invocation, tile: u32, r: Ranks, base: u32) {
-  let t = inv.index;
-  let pos = base + r.before;
-  emit_values_word(tile, t, 0u, r.flags.x, pos.x);
-  emit_values_word(tile, t, 1u, r.flags.y, pos.y);
-  emit_values_word(tile, t, 2u, r.flags.z, pos.z);
-  emit_values_word(tile, t, 3u, r.flags.w, pos.w);
-  end_tile();
-}
-
-fn write_indices(inv: Invocation, tile: u32, r: Ranks, base: u32) {
-  let t = inv.index;
-  let pos = base + r.before;
-  emit_indices_word(tile, t, 0u, r.flags.x, pos.x);
-  emit_indices_word(tile, t, 1u, r.flags.y, pos.y);
-  emit_indices_word(tile, t, 2u, r.flags.z, pos.z);
-  emit_indices_word(tile, t, 3u, r.flags.w, pos.w);
-  end_tile();
 }
 
 fn tiles() -> u32 {
@@ -216,19 +148,9 @@ fn select_scatter_values(inv: Invocation) {
     // The values are loaded before the ranking, so that their loads overlap the mask's and
     // the block scan (loaded after it, only where a flag is set: 0.730 against 0.684 ms at
     // 2^28 on an H200, 2026-12-01). Clamped into range: past the end nothing is written.
-    let first = tile * (TILE / 4u) + t;
-    let last_vec = (params.n - 1u) / 4u;
-    let x0 = src[min(first, last_vec)];
-    let x1 = src[min(first + WG, last_vec)];
-    let x2 = src[min(first + 2u * WG, last_vec)];
-    let x3 = src[min(first + 3u * WG, last_vec)];
+    let x = load_tile_values(inv, tile);
     let r = tile_ranks(inv, tile);
-    let pos = base + r.before;
-    if (r.flags.x != 0u) { emit4(x0, r.flags.x, pos.x); }
-    if (r.flags.y != 0u) { emit4(x1, r.flags.y, pos.y); }
-    if (r.flags.z != 0u) { emit4(x2, r.flags.z, pos.z); }
-    if (r.flags.w != 0u) { emit4(x3, r.flags.w, pos.w); }
-    end_tile();
+    emit_values(inv, r, x, base);
     base += r.total;
   }
   if (t == 0u && group == params.groups - 1u) {

@@ -49,7 +49,11 @@ def compact_program(x: Array | None, mask: Array, *, spin_budget: int = SPIN_BUD
               **lookback_constants(spin_budget, True, fault, stats is not None)}
     preamble = (f"alias T = {WGSL[dt]};\n" + block_scan.scan_preamble(dev, "vec4<u32>", subgroups=subgroups)
                 + lookback_preamble(per_lane))
-    pipe = get_pipeline(dev, ("select", window_fragment(subgroups), "chained_lookback", "compact_chained"),
+    # Tiles written one invocation per 4 elements (select.EMIT's "words"): with the
+    # subgroup form (ballots before the look-back, writes after it) the single pass gave
+    # wrong results on an H200, from 4097 elements on, while lavapipe passed (2026-12-01).
+    pipe = get_pipeline(dev, ("select", "select_emit_words", window_fragment(subgroups), "chained_lookback",
+                              "compact_chained"),
                         preamble, f"compact_chained_{kind}", consts)
     program = Program(dev, label="compact single-pass")
     parts = chunks(mask.size, 4, TILE, dev)

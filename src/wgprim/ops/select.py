@@ -27,7 +27,7 @@ from wgprim.array import Array, empty
 from wgprim.ops import block_scan, numpy_options, order_key
 from wgprim.ops.common import as_input, chunks
 from wgprim.ops.scan import ScanRecorder
-from wgprim.program import Program, get_pipeline
+from wgprim.program import Program, consecutive_subgroups, get_pipeline
 
 U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
 BOOL = np.dtype(np.bool_)
@@ -42,9 +42,22 @@ TILE = WG * 4 * 4  # elements per tile: 4 mask words (16 flags) per invocation
 TILES_PER_GROUP = 1
 # Blocks counted per workgroup of the count dispatch (the kernel's COUNT_BLOCKS).
 COUNT_BLOCKS = 16
+# How a tile's kept elements are ranked and written (kernels/select_emit_*.wgsl):
+# "subgroup" (each store instruction of a subgroup writes one unbroken run of the output;
+# needs subgroups of consecutive invocations), "words" (each invocation writes the kept
+# elements of its own 4 consecutive ones), or None: "subgroup" where the adapter allows it.
+EMIT = None
 # unique(return_inverse=True) by sorting: order the inverse's writes by destination window
 # first (_inverse). False: one random scatter (measurements and tests).
 INVERSE_BY_WINDOWS = True
+
+
+def emit_fragment(device) -> str:
+    """The kernel file that ranks and writes compaction tiles on this device (EMIT)."""
+    if EMIT not in (None, "subgroup", "words"):
+        raise ValueError(f"EMIT must be None, 'subgroup' or 'words', not {EMIT!r}")
+    subgroup = consecutive_subgroups(device) and EMIT != "words"
+    return "select_emit_subgroup" if subgroup else "select_emit_words"
 
 
 def _block_tiles(device) -> int:
@@ -78,12 +91,13 @@ class CompactRecorder:
         consts = {"WG": WG, "TPW": tpw}
         # ranks: the block scan of vec4<u32> sums (4 columns of flag counts at once)
         preamble = f"alias T = {WGSL[self.dt]};\n" + block_scan.scan_preamble(device, "vec4<u32>")
+        kernel = ("select", emit_fragment(device))
         if ordered:
-            self.count = get_pipeline(device, "select", preamble, "select_count", consts)
-            self.scatter = get_pipeline(device, "select", preamble, f"select_scatter_{self.kind}", consts)
+            self.count = get_pipeline(device, kernel, preamble, "select_count", consts)
+            self.scatter = get_pipeline(device, kernel, preamble, f"select_scatter_{self.kind}", consts)
             self.scan = ScanRecorder(device, U32, "sum")
         else:
-            self.append = get_pipeline(device, "select", preamble, f"select_append_{self.kind}", consts)
+            self.append = get_pipeline(device, kernel, preamble, f"select_append_{self.kind}", consts)
 
     def record(self, program: Program, x: Array | None, mask: Array) -> tuple[list[Array], Array]:
         """Add the compaction of x (None: indices) by mask. Returns (one output Array per
