@@ -254,6 +254,21 @@ def test_hypothesis_tile_writes(emit, bits):
         S.EMIT = saved
 
 
+def test_emit_rule(monkeypatch):
+    # runs above SUBGROUP_EMIT_ABOVE elements where subgroups allow them, words below
+    import wgprim.ops.select as S
+    from wgprim.program import consecutive_subgroups
+
+    dev = wgprim.get_device()
+    above = "select_emit_subgroup" if consecutive_subgroups(dev) else "select_emit_words"
+    assert S.emit_fragment(dev, S.SUBGROUP_EMIT_ABOVE) == "select_emit_words"
+    assert S.emit_fragment(dev, S.SUBGROUP_EMIT_ABOVE + 1) == above
+    monkeypatch.setattr(S, "EMIT", "words")
+    assert S.emit_fragment(dev, 1 << 28) == "select_emit_words"
+    monkeypatch.setattr(S, "EMIT", "subgroup")
+    assert S.emit_fragment(dev, 10) == above
+
+
 def test_emit_setting_is_checked(monkeypatch):
     import wgprim.ops.select as S
 

@@ -24,12 +24,14 @@ WGSL = {np.dtype(np.uint32): "u32", np.dtype(np.int32): "i32", np.dtype(np.float
 WG = 256
 TILE = WG * 4 * 4  # select.wgsl's tile: 4 mask words (16 flags) per invocation
 # States per look-back lane: 1 measured fastest on an H200 (half selected, f32: 1.07 ms at
-# 2^28 against 1.44 with 4; benchmarks/scan-h200-2026-12-01-confirm.json). Against the
-# three phases (in brackets): 0.024 ms at 2^20 (0.031), 0.090 at 2^24 (0.090), 1.07 at
-# 2^28 (0.90). So the default takes the single pass only up to SINGLE_PASS_UP_TO elements,
-# where it was measured faster (at 2^24 the two tie).
+# 2^28 against 1.44 with 4; benchmarks/scan-h200-2026-12-01-confirm.json).
 COMPACT_PER_LANE = 1
-SINGLE_PASS_UP_TO = 1 << 20
+# The default takes the single pass up to this many elements, the three phases above. H200,
+# f32, half kept, against the faster of the three phases' two forms (in brackets; 15:20
+# UTC, benchmarks/scan-h200-2026-12-01-compact-sizes.txt): 0.0225 ms at 2^20 (0.0353),
+# 0.0302 at 2^22 (0.0453), 0.0484 at 2^23 (0.0607), 0.0778 at 2^24 (0.0786), and at 2^28
+# 0.895 (0.717, benchmarks/scan-h200-2026-12-01-compact-emit.txt).
+SINGLE_PASS_UP_TO = 1 << 24
 
 
 def single_pass_default(n: int) -> bool:

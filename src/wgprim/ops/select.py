@@ -45,18 +45,26 @@ COUNT_BLOCKS = 16
 # How a tile's kept elements are ranked and written (kernels/select_emit_*.wgsl):
 # "subgroup" (each store instruction of a subgroup writes one unbroken run of the output;
 # needs subgroups of consecutive invocations), "words" (each invocation writes the kept
-# elements of its own 4 consecutive ones), or None: "subgroup" where the adapter allows it.
+# elements of its own 4 consecutive ones), or None: "subgroup" where the adapter allows it
+# and the input has more than SUBGROUP_EMIT_ABOVE elements. H200, the three phases, f32,
+# half kept (benchmarks/scan-h200-2026-12-01-compact-sizes.txt, -compact-emit.txt):
+# subgroup / words 0.0420 / 0.0353 ms at 2^20, 0.0507 / 0.0453 at 2^22, 0.0607 / 0.0635
+# at 2^23, 0.0786 / 0.0858 at 2^24, 0.7165 / 0.8146 at 2^28 (its extra load instructions
+# cost more than its stores save while the tiles are few).
 EMIT = None
+SUBGROUP_EMIT_ABOVE = 1 << 22
 # unique(return_inverse=True) by sorting: order the inverse's writes by destination window
 # first (_inverse). False: one random scatter (measurements and tests).
 INVERSE_BY_WINDOWS = True
 
 
-def emit_fragment(device) -> str:
-    """The kernel file that ranks and writes compaction tiles on this device (EMIT)."""
+def emit_fragment(device, n: int) -> str:
+    """The kernel file that ranks and writes the tiles of a compaction of n elements on
+    this device (EMIT)."""
     if EMIT not in (None, "subgroup", "words"):
         raise ValueError(f"EMIT must be None, 'subgroup' or 'words', not {EMIT!r}")
-    subgroup = consecutive_subgroups(device) and EMIT != "words"
+    wanted = EMIT or ("subgroup" if n > SUBGROUP_EMIT_ABOVE else "words")
+    subgroup = wanted == "subgroup" and consecutive_subgroups(device)
     return "select_emit_subgroup" if subgroup else "select_emit_words"
 
 
@@ -78,9 +86,9 @@ def _as_mask(mask, n: int | None = None, shape=None) -> Array:
 
 
 class CompactRecorder:
-    """Compaction as a building block: pipelines built once for (device, values of dtype
-    `dt` or indices when dt is None, ordered), then `record(program, x, mask)` adds the
-    steps to any Program."""
+    """Compaction as a building block for (device, values of dtype `dt` or indices when dt
+    is None, ordered): `record(program, x, mask)` adds the steps to any Program (the
+    pipelines, chosen by the input's size, are built once per device)."""
 
     def __init__(self, device, dt: np.dtype | None, ordered: bool):
         self.device, self.ordered = device, ordered
@@ -88,16 +96,15 @@ class CompactRecorder:
         self.kind = "indices" if dt is None else "values"
         tpw = _block_tiles(device)
         self.block = TILE * tpw
-        consts = {"WG": WG, "TPW": tpw}
+        self.consts = {"WG": WG, "TPW": tpw}
         # ranks: the block scan of vec4<u32> sums (4 columns of flag counts at once)
-        preamble = f"alias T = {WGSL[self.dt]};\n" + block_scan.scan_preamble(device, "vec4<u32>")
-        kernel = ("select", emit_fragment(device))
+        self.preamble = f"alias T = {WGSL[self.dt]};\n" + block_scan.scan_preamble(device, "vec4<u32>")
         if ordered:
-            self.count = get_pipeline(device, kernel, preamble, "select_count", consts)
-            self.scatter = get_pipeline(device, kernel, preamble, f"select_scatter_{self.kind}", consts)
             self.scan = ScanRecorder(device, U32, "sum")
-        else:
-            self.append = get_pipeline(device, kernel, preamble, f"select_append_{self.kind}", consts)
+
+    def _pipeline(self, entry: str, n: int):
+        kernel = ("select", emit_fragment(self.device, n))
+        return get_pipeline(self.device, kernel, self.preamble, entry, self.consts)
 
     def record(self, program: Program, x: Array | None, mask: Array) -> tuple[list[Array], Array]:
         """Add the compaction of x (None: indices) by mask. Returns (one output Array per
@@ -117,15 +124,17 @@ class CompactRecorder:
             if self.ordered:
                 counts = Array(program.temp(4 * groups), U32, (groups,), dev)
                 prefix = Array(program.temp(4 * groups), U32, (groups,), dev)
-                program.dispatch("compact count", self.count,
+                program.dispatch("compact count", self._pipeline("select_count", n),
                                  {0: program.params(c.count, groups, c.start, slot), 8: c.view(mask),
                                   2: counts.buffer}, -(-groups // COUNT_BLOCKS))
                 self.scan.record(program, counts, prefix, exclusive=True)
                 bind.update({0: program.params(c.count, groups, c.start, slot), 3: prefix.buffer, 7: totals.buffer})
-                program.dispatch(f"compact scatter {self.kind}", self.scatter, bind, groups)
+                program.dispatch(f"compact scatter {self.kind}", self._pipeline(f"select_scatter_{self.kind}", n),
+                                 bind, groups)
             else:
                 bind.update({0: program.params(c.count, groups, c.start, slot), 6: totals.buffer})
-                program.dispatch(f"compact append {self.kind}", self.append, bind, groups)
+                program.dispatch(f"compact append {self.kind}", self._pipeline(f"select_append_{self.kind}", n),
+                                 bind, groups)
         return outs, totals
 
 
