@@ -65,6 +65,21 @@ def _small_calls(wgprim):
         for method in ("tree", "atomic"):
             calls.append((f"min {method} {np.dtype(dt)}", lambda x=x, m=method: wgprim.min(x, method=m)))
             calls.append((f"max {method} {np.dtype(dt)}", lambda x=x, m=method: wgprim.max(x, method=m)))
+    # both ways compaction writes its tiles (select.EMIT: small inputs take the words form by
+    # default), three phases and the append form, values and indices
+    def compact_form(emit, mask, **kw):
+        from wgprim.ops import select
+
+        saved, select.EMIT = select.EMIT, emit
+        try:
+            return wgprim.compact(mask.astype(np.float32), mask, **kw), wgprim.nonzero(mask, **kw)
+        finally:
+            select.EMIT = saved
+
+    flags = rng.random(3000) < 0.5
+    for emit in ("subgroup", "words"):
+        for kw in ({"method": "three-phase"}, {"ordered": False}):
+            calls.append((f"compact {emit} {kw}", lambda e=emit, kw=kw: compact_form(e, flags, **kw)))
     small = rng.integers(0, 9, 5000).astype(np.uint32)
     calls.append(("bincount", lambda: wgprim.bincount(small)))
     calls.append(("bincount weighted", lambda: wgprim.bincount(small, weights=np.ones(small.size, np.float32))))

@@ -216,9 +216,9 @@ def test_blocks(monkeypatch, tiles_per_group):
 
 
 # How a tile's kept elements are written (select.EMIT): "subgroup" (each store instruction
-# of a subgroup writes one unbroken run; the default where subgroups are consecutive
-# invocations, lavapipe included) and "words" (each invocation its own 4 elements; the GL
-# backend's, and the single pass's). Masks whose density changes every few elements, so
+# of a subgroup writes one unbroken run; the default above 2^22 elements where subgroups
+# are consecutive invocations, lavapipe included) and "words" (each invocation its own 4
+# elements; the GL backend's, the single pass's, and the default below). Masks whose density changes every few elements, so
 # that rows of a subgroup, their 4 runs and the lanes below each lane all differ.
 @pytest.mark.parametrize("emit", ["subgroup", "words"])
 @pytest.mark.parametrize("n", [1, 7, 127, 129, 1023, 1025, 4095, 4097, 3 * 4096 + 100, 100_003])
@@ -236,6 +236,8 @@ def test_tile_writes(monkeypatch, emit, n):
         np.testing.assert_array_equal(nonzero(m, method="three-phase").numpy(), np.flatnonzero(m), err_msg=name)
         got = compact(x, m, ordered=False).numpy()
         np.testing.assert_array_equal(np.sort(got), np.sort(x[m]), err_msg=name)
+        got = nonzero(m, ordered=False).numpy()
+        np.testing.assert_array_equal(np.sort(got), np.flatnonzero(m), err_msg=name)
 
 
 @pytest.mark.parametrize("emit", ["subgroup", "words"])

@@ -1,7 +1,8 @@
 // Single-pass stream compaction: count, chained scan of the counts, scatter, in one
 // dispatch (after the one that zeroes the tile states). The preamble holds the block scan
-// of vec4<u32> (block_scan_*.wgsl); put after select.wgsl (Params, the mask and data
-// bindings, tile_ranks, write_values / write_indices, count4) and chained_lookback.wgsl.
+// of vec4<u32> (block_scan_*.wgsl); put after select.wgsl (Params, the mask and output
+// bindings, count4), select_emit_words.wgsl (the values binding, tile_ranks,
+// write_values / write_indices) and chained_lookback.wgsl.
 //
 // Each workgroup ranks the flags of its tile (one tile per workgroup), publishes the
 // tile's count, gets the count of every earlier tile from the look-back (decoupled

@@ -133,8 +133,8 @@ fn emit_values(inv: Invocation, r: Ranks, x: TileValues, base: u32) {
   end_tile();
 }
 
-// The same with the values loaded here, only where a flag is set (after a look-back:
-// measured faster than loading them before it).
+// The same with the values loaded here, only where a flag is set (the append form, after
+// reserving its output range).
 fn write_values(inv: Invocation, tile: u32, r: Ranks, base: u32) {
   let start = base + r.row_base;
   write_column(inv, tile, 0u, r.flags & 0xfu, start.x, r.in_row01.x, r.in_row23.x);

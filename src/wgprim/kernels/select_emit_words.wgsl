@@ -1,6 +1,7 @@
 // Stream compaction's ranking and writes, one invocation per 4 consecutive elements
-// (joined after select.wgsl; adapters without subgroups of consecutive invocations, and
-// tests). select_emit_subgroup.wgsl is the other form, with the same functions.
+// (joined after select.wgsl): adapters without subgroups of consecutive invocations,
+// inputs up to select.SUBGROUP_EMIT_ABOVE elements (faster there), and the single pass
+// (compact_chained.wgsl). select_emit_subgroup.wgsl is the other form, same functions.
 //
 // Invocation t of a tile handles mask words k * WG + t (k < VECS) and the vec4s of values
 // they cover; it writes its own kept elements one by one, so a subgroup's store

@@ -52,8 +52,9 @@ def compact_program(x: Array | None, mask: Array, *, spin_budget: int = SPIN_BUD
     preamble = (f"alias T = {WGSL[dt]};\n" + block_scan.scan_preamble(dev, "vec4<u32>", subgroups=subgroups)
                 + lookback_preamble(per_lane))
     # Tiles written one invocation per 4 elements (select.EMIT's "words"): with the
-    # subgroup form (ballots before the look-back, writes after it) the single pass gave
-    # wrong results on an H200, from 4097 elements on, while lavapipe passed (2026-12-01).
+    # subgroup form the single pass went wrong on an H200 from 4097 elements on (its kept
+    # total, from the look-back, came out larger than the input), while lavapipe passed
+    # (2026-12-01, docs/scan.md "Single-pass compaction").
     pipe = get_pipeline(dev, ("select", "select_emit_words", window_fragment(subgroups), "chained_lookback",
                               "compact_chained"),
                         preamble, f"compact_chained_{kind}", consts)

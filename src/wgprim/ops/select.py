@@ -182,7 +182,7 @@ def compact(x, mask, ordered: bool = True, *, method: str | None = None) -> Arra
     """x[mask] for a bool mask of x's shape: the kept elements, flattened, in order.
     ordered=False: the append-buffer form (same elements, order of tiles unspecified).
     method: "single-pass" (decoupled fallback, docs/scan.md) or "three-phase" (count,
-    scan, scatter); None: single pass up to 2^20 elements, where it measured faster."""
+    scan, scatter); None: single pass up to 2^24 elements, where it measured faster."""
     if not isinstance(ordered, bool):
         raise TypeError(f"ordered must be True or False, not {ordered!r}")
     arr = as_input(x, VALUE_TYPES)
