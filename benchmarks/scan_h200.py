@@ -116,7 +116,7 @@ class Compaction:
 
     def __init__(self, x, m, variant):
         opts = parse_variant(variant)
-        select.EMIT = opts.pop("emit", None)  # how tiles are written (select.EMIT)
+        saved, select.EMIT = select.EMIT, opts.pop("emit", None)  # how tiles are written
         try:
             if variant.startswith("3phase"):
                 self.p = Program(m.device, label="compact")
@@ -124,7 +124,7 @@ class Compaction:
             else:
                 self.p, self.outs, self.totals = compaction.compact_program(x, m, **opts)
         finally:
-            select.EMIT = None
+            select.EMIT = saved
         self.p.transient = False
 
     def result(self, dt):
