@@ -74,6 +74,31 @@ def get_pipeline(device: Device, kernel: str | tuple, preamble: str, entry: str,
     return pipeline
 
 
+# Building blocks kept per device for the calls that look them up (lookup()).
+LOOKUP_SIZE = 512
+_lookup_lock = threading.Lock()
+
+
+def lookup(device: Device, key: tuple, make):
+    """What `make()` builds for `key` on `device` (a recorder, a sorter: anything whose
+    construction depends only on the key), built on the first call with that key and kept
+    in a bounded LRU of LOOKUP_SIZE entries per device. Thread-safe: two threads asking for
+    a new key at once may both build it; one result is kept. This is the lookup of a call's
+    path: a repeated one-shot call finds what the first one built."""
+    table = device.cache("lookup")
+    with _lookup_lock:
+        found = table.get(key)
+        if found is not None:
+            table[key] = table.pop(key)  # most recently used last
+            return found
+    made = make()
+    with _lookup_lock:
+        table.setdefault(key, made)
+        while len(table) > LOOKUP_SIZE:
+            del table[next(iter(table))]
+        return table[key]
+
+
 def consecutive_subgroups(device: Device) -> bool:
     """True when the adapter has subgroups made of consecutive invocations (what the
     subgroup scans need); probed once per device with kernels/subgroup_probe.wgsl."""
