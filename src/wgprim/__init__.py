@@ -9,7 +9,7 @@ so that `wgprim check` and `wgprim simulate` start without loading numpy or wgpu
 __version__ = "0.1.0"
 
 __all__ = [
-    "Array", "asarray", "empty", "get_device", "list_adapters", "use_adapter", "use_device",
+    "Array", "asarray", "empty", "zeros", "memory_pool", "get_device", "list_adapters", "use_adapter", "use_device",
     "NoAdapterError", "WgprimError", "Monoid", "batch",
     "reduce", "sum", "prod", "min", "max", "argmin", "argmax", "ReducePlan",
     "scan", "cumsum", "ScanPlan",
@@ -28,7 +28,8 @@ def _import_all() -> None:
     global _loading_thread
     _loading_thread = _threading.get_ident()
     try:
-        from wgprim.array import Array, asarray, empty
+        from wgprim.array import Array, asarray, empty, zeros
+        from wgprim.memory import memory_pool
         from wgprim.device import get_device, list_adapters, use_adapter, use_device
         from wgprim.errors import NoAdapterError, WgprimError
         from wgprim.ops.operators import Monoid

@@ -3,8 +3,14 @@
 Storage layout: u32, i32, f32 and f16 are stored as themselves; bool is stored one byte
 per element (exactly numpy's layout) and read by kernels as packed u32 words. Every
 buffer is allocated with its size rounded up to 16 bytes so kernels may read whole vec4s.
+
+Buffers come from the device's memory pool (wgprim/memory.py) and go back to it when the
+Array and every view of it are gone; `empty` gives whatever the pool's last user left,
+`zeros` a zeroed buffer.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -53,15 +59,17 @@ def check_dtype(dtype, device: Device | None = None, allowed=None) -> np.dtype:
 class Array:
     """A 1-D or n-D array of a supported dtype held in a GPU storage buffer."""
 
-    def __init__(self, buffer, dtype, shape, device: Device):
+    __slots__ = ("buffer", "dtype", "shape", "size", "device", "block", "__weakref__")
+
+    def __init__(self, buffer, dtype, shape, device: Device, block=None):
         self.buffer = buffer
         self.dtype = np.dtype(dtype)
         self.shape = tuple(int(s) for s in shape)
+        self.size = math.prod(self.shape)
         self.device = device
-
-    @property
-    def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        # The memory pool's lease on `buffer` (None: a buffer someone else owns): views
+        # share it, and the buffer goes back to the pool when the last of them is gone.
+        self.block = block
 
     @property
     def ndim(self) -> int:
@@ -108,10 +116,16 @@ class Array:
             shape[shape.index(-1)] = self.size // known if known else 0
         if int(np.prod(shape, dtype=np.int64)) != self.size:
             raise ValueError(f"cannot reshape an Array of size {self.size} into shape {tuple(shape)}")
-        return Array(self.buffer, self.dtype, shape, self.device)
+        return Array(self.buffer, self.dtype, shape, self.device, self.block)
+
+    def alias(self, shape, dtype=None) -> "Array":
+        """Another Array over the start of the same buffer (`shape` of `dtype`, no larger),
+        sharing its lease on the memory pool: e.g. the kept part of a result sized for the
+        worst case."""
+        return Array(self.buffer, self.dtype if dtype is None else dtype, shape, self.device, self.block)
 
     def ravel(self) -> "Array":
-        return Array(self.buffer, self.dtype, (self.size,), self.device)
+        return Array(self.buffer, self.dtype, (self.size,), self.device, self.block)
 
     def __array__(self, dtype=None, copy=None):
         a = self.numpy()
@@ -157,7 +171,8 @@ class Array:
 
 
 def empty(shape, dtype, device: Device | None = None) -> Array:
-    """An uninitialized Array (its buffer comes zero-filled from WebGPU)."""
+    """An uninitialized Array: its buffer comes from the memory pool and holds whatever
+    its last user left (a new buffer is zero-filled, a reused one is not: see zeros)."""
     device = device or get_device()
     dt = check_dtype(dtype, device)
     shape = (shape,) if np.isscalar(shape) else tuple(shape)
@@ -170,17 +185,23 @@ def empty(shape, dtype, device: Device | None = None) -> Array:
         raise ValueError(
             f"{nbytes} bytes exceed this device's largest buffer ({device.max_buffer_bytes} bytes)"
         )
-    try:
-        buffer = device.device.create_buffer(size=buffer_size_for(nbytes), usage=_usage())
-    except Exception as error:
-        from wgprim.errors import explain_gpu_error
-        from wgprim.program import pool
+    from wgprim.memory import pool_of
 
-        if pool(device).free_bytes:  # cached temporaries may be what fills the GPU: free them, retry
-            pool(device).clear()
-            return empty(shape, dt, device)
-        raise explain_gpu_error(error, f"allocating an Array of {shape} {dt} ({nbytes / 2**20:.1f} MiB)") from error
-    return Array(buffer, dt, shape, device)
+    block = pool_of(device).block(buffer_size_for(nbytes), _usage())
+    return Array(block.buffer, dt, shape, device, block)
+
+
+def zeros(shape, dtype, device: Device | None = None) -> Array:
+    """An Array of zeros (the buffer zeroed on the queue before any later work)."""
+    out = empty(shape, dtype, device)
+    nbytes = buffer_size_for(out.nbytes)
+    if nbytes <= 1 << 20:
+        transfer.write(out.device, out.buffer, 0, np.zeros(nbytes, np.uint8))
+    else:
+        encoder = out.device.device.create_command_encoder()
+        encoder.clear_buffer(out.buffer, 0, nbytes)
+        out.device.device.queue.submit([encoder.finish()])
+    return out
 
 
 def native_byte_order(host: np.ndarray) -> np.ndarray:
@@ -201,7 +222,9 @@ def asarray(x, dtype=None, device: Device | None = None) -> Array:
     out = empty(host.shape, host.dtype, device)
     if host.size:
         data = np.ascontiguousarray(host).view(np.uint8).ravel()
-        pad = (-data.size) % 4  # queue writes must be a multiple of 4 bytes
+        # Up to the buffer's 16-byte end: kernels read whole vec4s, and a pooled buffer's
+        # tail holds what its last user left (queue writes need a multiple of 4 bytes anyway).
+        pad = buffer_size_for(data.size) - data.size
         if pad:
             data = np.concatenate([data, np.zeros(pad, np.uint8)])
         transfer.write(out.device, out.buffer, 0, data)

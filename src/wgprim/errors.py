@@ -35,7 +35,7 @@ def explain_gpu_error(error: Exception, doing: str) -> WgprimError:
         return GPUMemoryError(
             f"{doing} failed: the GPU ran out of memory ({text})\n-> not a bug: the data does not "
             "fit. Use smaller inputs (or process them in parts), free Arrays you no longer need "
-            "(`del a`), release wgprim's cached temporaries (wgprim.program.pool(wgprim.get_device()).clear()), "
+            "(`del a`), release the buffers wgprim keeps for reuse (wgprim.memory_pool().free_all_blocks()), "
             "or pick an adapter with more memory (WGPRIM_ADAPTER)."
         )
     if "lost" in text.lower():

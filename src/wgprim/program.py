@@ -6,17 +6,18 @@ synchronization point is the boundary between two dispatches: everything step N 
 is visible to step N+1. An algorithm that needs "all of phase A before any of phase B"
 is therefore two steps of a Program, never a loop inside one kernel.
 
-Also here: the pipeline cache (shader modules and pipelines are built once per
-(kernel file, specialization, entry point, constants)), the temporary-buffer pool,
-folding of large grids into two dimensions, GPU timestamps per step, and batching of
-several primitive calls into one submit (`with wgprim.batch(): ...`).
+Also here: what a repeated call finds instead of making it again — shader modules and
+pipelines (per kernel file, specialization, entry point, constants), parameter buffers (per
+values), bind groups (per pipeline and bound buffers), building blocks (`lookup`) — so a
+call whose shape was seen before creates no GPU object; buffers come from the memory pool
+(wgprim/memory.py). Also folding of large grids into two dimensions, GPU timestamps per
+step, and batching of several primitive calls into one submit (`with wgprim.batch(): ...`).
 """
 from __future__ import annotations
 
 import contextlib
 import os
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -25,7 +26,8 @@ from typing import Protocol
 import numpy as np
 
 from wgprim.device import Device, check_current, get_device
-from wgprim import transfer
+from wgprim import native, transfer
+from wgprim.memory import MemoryPool, pool_of
 from wgprim.errors import explain_gpu_error
 from wgprim.unroll import unroll
 
@@ -99,6 +101,91 @@ def lookup(device: Device, key: tuple, make):
         return table[key]
 
 
+# Recordings kept for repeated one-shot calls (recorded()): at most this many per device,
+# holding at most RECORDING_BYTES of temporaries together; a call whose temporaries exceed
+# a quarter of that is recorded anew each time (its GPU time dwarfs the recording).
+RECORDINGS = 256
+RECORDING_BYTES = 1 << 30
+
+
+def recorded(device: Device, key: tuple, arrays: tuple, record, label: str = "") -> "Program":
+    """The Program of `record(program, *arrays)`, kept for `key` (everything the recording
+    depends on besides the arrays: shape, dtype, operator, options, module settings) and the
+    buffers of `arrays` (the call's inputs and results), so that a repeated call finds its
+    steps — pipelines, parameters, bind groups, temporaries — and only submits them.
+
+    The kept Program holds its temporaries and pins every buffer the recording made (e.g.
+    an uploaded table) for as long as it is kept; the arrays' own buffers stay theirs: a
+    result dropped by the caller goes back to the memory pool, and the next call of the same
+    shape gets that buffer and this recording again. Recordings that bind a buffer the pool
+    destroys are dropped with it. Thread-safe (two threads may record the same key at once;
+    one recording is kept)."""
+    buffers = tuple(a.buffer for a in arrays)
+    full = (key, tuple(id(b) for b in buffers))
+    table = device.cache("recordings")
+    with _lookup_lock:
+        found = table.pop(full, None)
+        if found is not None:
+            table[full] = found
+            return found[0]
+    program = Program(device, label, transient=False, externals=frozenset(id(b) for b in buffers))
+    try:
+        record(program, *arrays)
+    except BaseException:
+        program.release()
+        raise
+    held = sum(b.size for b in program.held)
+    if held > RECORDING_BYTES // 4:
+        program.transient = True  # not kept: released once submitted, like any one-shot call
+        return program
+    doomed = []
+    with _lookup_lock:
+        if "forget" not in device.cache("recordings bookkeeping"):
+            device.cache("recordings bookkeeping")["forget"] = True
+            pool(device).on_destroy.append(lambda buffer: _forget_recordings(device, buffer))
+        if full in table:  # another thread kept one first
+            doomed.append(program)
+            program = table[full][0]
+        else:
+            table[full] = (program, buffers, held)
+            total = sum(entry[2] for entry in table.values())
+            while table and (len(table) > RECORDINGS or total > RECORDING_BYTES):
+                oldest = next(iter(table))
+                old, _, old_held = table.pop(oldest)
+                total -= old_held
+                doomed.append(old)
+    for old in doomed:
+        _drop(old)
+    return program
+
+
+def _drop(program: "Program") -> None:
+    program.evicted = True
+    if not program.waiting:
+        program.release()
+
+
+def _forget_recordings(device: Device, buffer) -> None:
+    table = device.cache("recordings")
+    with _lookup_lock:
+        gone = [k for k, entry in table.items() if any(b is buffer for b in entry[1])
+                or any(b is buffer for b in entry[0].buffers())]
+        dropped = [table.pop(k)[0] for k in gone]
+    for program in dropped:
+        _drop(program)
+
+
+def forget_recordings(device: Device | None = None) -> None:
+    """Drop every kept recording (their temporaries go back to the pool)."""
+    device = device or get_device()
+    table = device.cache("recordings")
+    with _lookup_lock:
+        dropped = [entry[0] for entry in table.values()]
+        table.clear()
+    for program in dropped:
+        _drop(program)
+
+
 def consecutive_subgroups(device: Device) -> bool:
     """True when the adapter has subgroups made of consecutive invocations (what the
     subgroup scans need); probed once per device with kernels/subgroup_probe.wgsl."""
@@ -133,76 +220,77 @@ class Recorder(Protocol):
     def record(self, program: "Program", *args, **kwargs) -> None: ...
 
 
-def default_pool_bytes(device: Device) -> int:
-    """How many bytes of free temporaries the shared pool keeps for reuse: as much as the
-    device's largest buffer (enough for the temporaries of a large call to be reused by the
-    next one), or WGPRIM_POOL_MB. Past it the least recently returned buffers are destroyed:
-    one-shot calls on inputs of many lengths would otherwise keep every length's
-    temporaries alive forever."""
-    mib = os.environ.get("WGPRIM_POOL_MB")
-    return int(float(mib) * 2**20) if mib else device.max_buffer_bytes
+def pool(device: Device) -> MemoryPool:
+    """The device's memory pool (wgprim/memory.py): results and temporaries alike."""
+    return pool_of(device)
 
 
-class BufferPool:
-    """Temporary buffers reused across calls, keyed by (size, usage), at most `max_bytes`
-    of free ones kept (least recently returned destroyed first; None: no bound, for a
-    plan's own pool, which holds exactly what the plan needs). Thread-safe."""
-
-    def __init__(self, device: Device, max_bytes: int | None = None):
-        self.device = device
-        self.max_bytes = max_bytes
-        self.free: dict[tuple[int, int], list] = {}
-        self._lru: OrderedDict[int, object] = OrderedDict()  # id(buffer) -> buffer, oldest first
-        self.free_bytes = 0
-        self._lock = threading.Lock()
-
-    def take(self, size: int, usage) -> object:
-        size = max(16, -(-size // 16) * 16)
-        with self._lock:
-            stack = self.free.get((size, int(usage)))
-            if stack:
-                buffer = stack.pop()
-                del self._lru[id(buffer)]
-                self.free_bytes -= buffer.size
-                return buffer
-        try:
-            return self.device.device.create_buffer(size=size, usage=usage)
-        except Exception as error:
-            if self is not pool(self.device) and pool(self.device).free_bytes:
-                pool(self.device).clear()  # free the shared cache and try once more
-                return self.take(size, usage)
-            if self.free_bytes:
-                self.clear()
-                return self.take(size, usage)
-            raise explain_gpu_error(error, f"allocating a {size}-byte ({size / 2**20:.1f} MiB) temporary buffer") from error
-
-    def give(self, buffer) -> None:
-        with self._lock:
-            self.free.setdefault((buffer.size, int(buffer.usage)), []).append(buffer)
-            self._lru[id(buffer)] = buffer
-            self.free_bytes += buffer.size
-            self._trim(self.max_bytes)
-
-    def clear(self) -> None:
-        """Destroy every free buffer."""
-        with self._lock:
-            self._trim(0)
-
-    def _trim(self, limit: int | None) -> None:
-        while limit is not None and self.free_bytes > limit and self._lru:
-            _, buffer = self._lru.popitem(last=False)
-            self.free[(buffer.size, int(buffer.usage))].remove(buffer)
-            self.free_bytes -= buffer.size
-            # Work already submitted keeps it alive until done (wgpu defers destruction).
-            buffer.destroy()
+# -- what a repeated call finds instead of making it again -----------------------------
+PARAMS_CACHE_SIZE = 16384  # parameter buffers kept per device
+BIND_GROUP_CACHE_SIZE = 8192  # bind groups kept per device
+_cache_lock = threading.Lock()
 
 
-def pool(device: Device) -> BufferPool:
-    """The device's shared pool of temporaries (for one-shot calls)."""
-    cache = device.cache("pool")
-    if "pool" not in cache:
-        cache["pool"] = BufferPool(device, default_pool_bytes(device))
-    return cache["pool"]
+def params_buffer(device: Device, values: tuple):
+    """A uniform buffer holding `values` as u32, made and written once per distinct values
+    and kept (LRU): a step's parameters depend only on its call's shape, so a repeated call
+    binds the same buffer. Never written again, so sharing it is safe."""
+    table = device.cache("params")
+    with _cache_lock:
+        buffer = table.pop(values, None)
+        if buffer is not None:
+            table[values] = buffer
+            return buffer
+    import wgpu
+
+    data = np.zeros(-(-max(len(values), 1) // 4) * 4, np.uint32)
+    data[: len(values)] = np.asarray(values, dtype=np.int64).astype(np.uint32)
+    buffer = device.device.create_buffer(size=data.nbytes, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST)
+    transfer.write(device, buffer, 0, data)
+    with _cache_lock:
+        buffer = table.setdefault(values, buffer)
+        while len(table) > PARAMS_CACHE_SIZE:  # dropped, not destroyed: cached bind groups may hold it
+            del table[next(iter(table))]
+    return buffer
+
+
+def _layout(device: Device, pipeline):
+    layouts = device.cache("layouts")
+    found = layouts.get(pipeline)
+    if found is None:
+        found = layouts[pipeline] = pipeline.get_bind_group_layout(0)
+    return found
+
+
+def bind_group(device: Device, pipeline, entries: tuple):
+    """The bind group of `pipeline` for `entries` ((binding, buffer, offset, size), sorted),
+    made once per distinct entries and kept (LRU; forgotten when the memory pool destroys a
+    buffer it binds)."""
+    table = device.cache("bind groups")
+    key = (pipeline, entries)
+    with _cache_lock:
+        found = table.pop(key, None)
+        if found is not None:
+            table[key] = found
+            return found
+    descriptor = [{"binding": b, "resource": {"buffer": buf, "offset": off, "size": size}}
+                  for b, buf, off, size in entries]
+    made = device.device.create_bind_group(layout=_layout(device, pipeline), entries=descriptor)
+    with _cache_lock:
+        if "forget" not in device.cache("memory"):
+            device.cache("memory")["forget"] = True
+            pool(device).on_destroy.append(lambda buffer: _forget_bind_groups(device, buffer))
+        found = table.setdefault(key, made)
+        while len(table) > BIND_GROUP_CACHE_SIZE:
+            del table[next(iter(table))]
+    return found
+
+
+def _forget_bind_groups(device: Device, buffer) -> None:
+    table = device.cache("bind groups")
+    with _cache_lock:
+        for key in [k for k in table if any(e[1] is buffer for e in k[1])]:
+            del table[key]
 
 
 def view(buffer, offset: int = 0, size: int | None = None) -> dict:
@@ -231,6 +319,7 @@ class Step:
     bind_group: object
     grid: tuple[int, int]
     path: tuple[str, ...] = ()  # the scopes it was recorded in, outermost first, and its own label
+    buffers: tuple = ()  # the buffers it binds (pinned while it waits in a batch)
 
 
 @dataclass
@@ -243,6 +332,23 @@ class Copy:
     dst_offset: int
     nbytes: int
 
+    @property
+    def buffers(self) -> tuple:
+        return (self.src, self.dst)
+
+
+@dataclass
+class Clear:
+    """Zeroes `nbytes` of `buffer` from `offset`, between two compute passes (Program.clear)."""
+
+    buffer: object
+    offset: int
+    nbytes: int
+
+    @property
+    def buffers(self) -> tuple:
+        return (self.buffer,)
+
 
 @dataclass
 class StepTime:
@@ -250,43 +356,71 @@ class StepTime:
     ms: float
 
 
+def _usage_storage():
+    import wgpu
+
+    return wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+
+
+def _usage_staging():
+    import wgpu
+
+    return wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
+
+
 @dataclass
 class Program:
-    """Dispatch steps recorded in order; `run()` submits them as one compute pass."""
+    """Dispatch steps recorded in order; `run()` submits them as one command buffer."""
 
     device: Device = field(default_factory=get_device)
     label: str = ""
     # True for one-shot calls: temporaries go back to the pool once submitted.
     # Plans pass False and keep their buffers for every run.
     transient: bool = True
-    # Where temporaries come from: the device's shared pool unless a plan brings its own.
-    pool: BufferPool | None = None
-    steps: list = field(default_factory=list)  # Step and Copy, in order
+    steps: list = field(default_factory=list)  # Step, Copy and Clear, in order
     held: list = field(default_factory=list)
     scopes: list[str] = field(default_factory=list)
+    # Buffers the steps use, pinned in the memory pool until released: an Array that the
+    # caller drops between recording and running (an uploaded table, say) must not hand its
+    # buffer to another allocation before this work has run (for a kept recording: while it
+    # is kept). A Program pins as it records, except `externals` (ids of the buffers of the
+    # call's own inputs and results, which their Arrays hold); any Program pins everything
+    # while it waits in a batch.
+    pinned: list = field(default_factory=list)
+    externals: frozenset = frozenset()
+    waiting: int = 0  # times queued in a batch and not yet submitted
+    evicted: bool = False  # dropped from the kept recordings: release once no batch holds it
 
     def __post_init__(self):
         check_current(self.device, "a program")
-        if self.pool is None:
-            self.pool = pool(self.device)
+        self.pool = pool(self.device)
+
+    def __del__(self):
+        if self.pinned:  # recorded, never submitted (an error while recording)
+            self.unpin()
+
+    def _uses(self, *buffers) -> None:
+        if self.externals:
+            buffers = [b for b in buffers if id(b) not in self.externals]
+        self.pool.pin(buffers)
+        self.pinned.extend(buffers)
+
+    def unpin(self) -> None:
+        pinned, self.pinned = self.pinned, []
+        self.pool.unpin(pinned)
 
     # -- resources ---------------------------------------------------------------
     def temp(self, nbytes: int):
-        """A storage buffer for intermediate results, alive as long as this Program needs it."""
-        import wgpu
-
-        usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
-        return self._hold(nbytes, usage)
+        """A storage buffer for intermediate results, alive as long as this Program needs it
+        (its contents are whatever the pool's last user left: zero it with clear())."""
+        buffer = self.pool.take(nbytes, _usage_storage())
+        self.held.append(buffer)
+        return buffer
 
     def params(self, *values: int):
-        """A uniform buffer holding `values` as u32 (kernel parameters for one step)."""
-        import wgpu
-
-        data = np.zeros(-(-max(len(values), 1) // 4) * 4, np.uint32)
-        data[: len(values)] = np.asarray(values, dtype=np.int64).astype(np.uint32)
-        buffer = self._hold(data.nbytes, wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST)
-        self.write(buffer, data)
-        return buffer
+        """A uniform buffer holding `values` as u32 (kernel parameters for one step): the
+        device's kept buffer for these values (params_buffer)."""
+        return params_buffer(self.device, tuple(int(v) & 0xFFFFFFFF for v in values))
 
     def write(self, buffer, data, offset: int = 0) -> None:
         """Write host `data` (a numpy array or bytes) into `buffer` at `offset` now: before
@@ -311,15 +445,13 @@ class Program:
             raise explain_gpu_error(error, f"reading a buffer for {self.label or 'a program'}") from error
         return raw.view(dtype)
 
-    def _hold(self, nbytes: int, usage):
-        buffer = self.pool.take(nbytes, usage)
-        self.held.append(buffer)
-        return buffer
-
     def release(self) -> None:
-        """Give the temporaries back to the pool (once the work using them is submitted)."""
+        """Unpin the buffers and give the temporaries back to the pool (once the work using
+        them is submitted, or will never be)."""
+        if self.pinned:
+            self.unpin()
         for buffer in self.held:
-            self.pool.give(buffer)
+            self.pool.give_back(buffer)
         self.held.clear()
 
     def reset(self) -> None:
@@ -329,30 +461,45 @@ class Program:
 
     # -- steps -------------------------------------------------------------------
     def dispatch(self, label: str, pipeline, bindings: dict, groups: int) -> None:
-        """Add one step: `groups` workgroups of `pipeline` with `bindings` {binding: resource}."""
+        """Add one step: `groups` workgroups of `pipeline` with `bindings` {binding: resource}
+        (a buffer, or a dict of buffer, offset and size)."""
         if groups <= 0:
             return
-        self._check_devices(label, bindings)
-        entries = [
-            {"binding": b, "resource": r if isinstance(r, dict) else view(r)}
-            for b, r in sorted(bindings.items())
-        ]
+        entries = []
+        for b, r in sorted(bindings.items()):
+            if isinstance(r, dict):
+                buffer = r["buffer"]
+                offset = int(r.get("offset", 0))
+                size = int(r["size"]) if r.get("size") is not None else buffer.size - offset
+            else:
+                buffer, offset, size = r, 0, r.size
+            entries.append((b, buffer, offset, size))
+        self._check_devices(label, entries)
         try:
-            bind_group = self.device.device.create_bind_group(
-                layout=pipeline.get_bind_group_layout(0), entries=entries
-            )
+            group = bind_group(self.device, pipeline, tuple(entries))
         except Exception as error:
             raise explain_gpu_error(error, f"binding resources for {label}") from error
         grid = fold_grid(groups, self.device.max_groups_per_dim)
         path = (*self.scopes, label)
-        self.steps.append(Step(path[0], pipeline, bind_group, grid, path))
+        step = Step(path[0], pipeline, group, grid, path, tuple(e[1] for e in entries))
+        self._uses(*step.buffers)
+        self.steps.append(step)
 
     def copy(self, src, src_offset: int, dst, dst_offset: int, nbytes: int) -> None:
         """Add a step copying `nbytes` of buffer `src` (from `src_offset`) into `dst` (at
         `dst_offset`), after the steps before it and before the steps after it. Offsets and
         size must be multiples of 4."""
         if nbytes > 0:
+            self._uses(src, dst)
             self.steps.append(Copy(src, int(src_offset), dst, int(dst_offset), int(nbytes)))
+
+    def clear(self, buffer, offset: int = 0, nbytes: int | None = None) -> None:
+        """Add a step zeroing `nbytes` of `buffer` from `offset` (default: the rest of it),
+        e.g. counters that the next steps add into. Multiples of 4."""
+        nbytes = buffer.size - offset if nbytes is None else nbytes
+        if nbytes > 0:
+            self._uses(buffer)
+            self.steps.append(Clear(buffer, int(offset), int(nbytes)))
 
     @contextlib.contextmanager
     def scope(self, label: str):
@@ -365,13 +512,13 @@ class Program:
         finally:
             self.scopes.pop()
 
-    def _check_devices(self, label: str, bindings: dict) -> None:
+    def _check_devices(self, label: str, entries: list) -> None:
         """Every bound buffer must live on this Program's device (wgpu would fail with an
         obscure validation error): arrays from two devices in one call are refused."""
-        for r in bindings.values():
-            buffer = r["buffer"] if isinstance(r, dict) else r
+        mine = self.device.device
+        for _, buffer, _, _ in entries:
             owner = getattr(buffer, "_device", None)
-            if owner is not None and owner is not self.device.device:
+            if owner is not None and owner is not mine:
                 raise ValueError(
                     f"{label}: inputs live on two devices ({self.device.name} and "
                     f"{_name_of(owner)}): every Array of one call (and the plan running it) "
@@ -381,26 +528,28 @@ class Program:
 
     # -- running -----------------------------------------------------------------
     def encode(self, encoder, profiler: "Profiler | None" = None) -> None:
+        """Record the steps into a wgpu command encoder through wgpu-py's objects (profiling
+        and the benchmark's timer, which put timestamps between them)."""
         if not self.steps:
             return
         if profiler is not None and not profiler.inside_passes:
             # One pass per step, each timed by its own begin/end timestamps. Passes add no
             # synchronization beyond the dispatch boundary that is already there.
             for step in self.steps:
-                if isinstance(step, Copy):
-                    self._copy(encoder, step)
-                    continue
-                cp = encoder.begin_compute_pass(timestamp_writes=profiler.pass_writes(step.label))
-                self._record(cp, step)
-                cp.end()
+                if isinstance(step, Step):
+                    cp = encoder.begin_compute_pass(timestamp_writes=profiler.pass_writes(step.label))
+                    self._record(cp, step)
+                    cp.end()
+                else:
+                    self._transfer(encoder, step)
             return
         cp = None  # one pass for the dispatches between two copies
         for step in self.steps:
-            if isinstance(step, Copy):
+            if not isinstance(step, Step):
                 if cp is not None:
                     self._end_pass(cp, profiler)
                     cp = None
-                self._copy(encoder, step)
+                self._transfer(encoder, step)
                 continue
             if cp is None:
                 cp = encoder.begin_compute_pass(label=self.label)
@@ -417,8 +566,11 @@ class Program:
         cp.end()
 
     @staticmethod
-    def _copy(encoder, step: Copy) -> None:
-        encoder.copy_buffer_to_buffer(step.src, step.src_offset, step.dst, step.dst_offset, step.nbytes)
+    def _transfer(encoder, step) -> None:
+        if isinstance(step, Copy):
+            encoder.copy_buffer_to_buffer(step.src, step.src_offset, step.dst, step.dst_offset, step.nbytes)
+        else:
+            encoder.clear_buffer(step.buffer, step.offset, step.nbytes)
 
     @staticmethod
     def _record(cp, step: Step) -> None:
@@ -426,21 +578,54 @@ class Program:
         cp.set_bind_group(0, step.bind_group)
         cp.dispatch_workgroups(step.grid[0], step.grid[1], 1)
 
-    def run(self, profile: bool = False, alone: bool = False) -> list[StepTime] | None:
+    def buffers(self) -> list:
+        """Every buffer the steps bind, copy or clear."""
+        return [b for step in self.steps for b in step.buffers]
+
+    def run(self, profile: bool = False, alone: bool = False, reads: list | None = None):
         """Submit every step (or queue them in the active batch). With `profile`, wait for
         the GPU and return the time of each step from timestamp queries (None when the
         adapter has no timestamps). `alone`: submit now, neither queued in nor flushing
         the active batch (a probe needed in the middle of a batch, which depends on
-        nothing queued there)."""
+        nothing queued there). `reads`: (buffer, offset, nbytes) to read back once the
+        steps have run, copied out in the same submit (one sync, no second submit); the
+        bytes are returned, a uint8 array each (queued work in a batch is submitted first)."""
         sink = getattr(_profiling, "sink", None)
         profile = profile or sink is not None
         batch = active_batch(self.device)
-        if batch is not None and not profile and not alone:
-            batch.append(self)
+        if batch is not None and not profile and not alone and reads is None:
+            batch.queue(self)
             return None
+        if profile:
+            return self._run_profiled(sink, alone)
+        steps = self.steps
+        staging = []
+        if reads:
+            steps = list(steps)
+            for buffer, offset, nbytes in reads:
+                size = -(-int(nbytes) // 4) * 4
+                stage = self.pool.take(size, _usage_staging())
+                staging.append((stage, int(nbytes)))
+                steps.append(Copy(buffer, int(offset), stage, 0, size))
+        pending = [] if alone else _take_queued()
+        try:
+            submit(self.device, [*pending, self], steps)
+        finally:
+            for program in pending:
+                program.after_submit(queued=True)
+            self.after_submit()
+        if not reads:
+            return None
+        try:
+            return [np.frombuffer(native.map_read(stage, nbytes), np.uint8) for stage, nbytes in staging]
+        finally:
+            for stage, _ in staging:
+                self.pool.give_back(stage)
+
+    def _run_profiled(self, sink, alone: bool):
         if not alone:
             flush_batch(self.device)
-        profiler = Profiler(self.device, len(self.steps)) if profile and self.device.has_timestamps else None
+        profiler = Profiler(self.device, len(self.steps)) if self.device.has_timestamps else None
         encoder = self.device.device.create_command_encoder()
         self.encode(encoder, profiler)
         if profiler is not None:
@@ -449,12 +634,36 @@ class Program:
             self.device.device.queue.submit([encoder.finish()])
         except Exception as error:
             raise explain_gpu_error(error, f"running {self.label or 'a program'}") from error
-        if self.transient:
-            self.release()
+        self.after_submit()
         times = profiler.read() if profiler is not None else None
         if sink is not None and times is not None:
             sink.extend(times)
         return times
+
+    def after_submit(self, queued: bool = False) -> None:
+        """The steps were submitted (`queued`: from a batch): a one-shot program unpins its
+        buffers and gives back its temporaries; a kept one only what its wait in a batch
+        pinned."""
+        if queued and not self.transient:
+            self.waiting -= 1
+            self.pool.unpin(self.buffers())
+            if self.evicted and not self.waiting:
+                self.release()
+        elif self.transient:
+            self.release()
+
+
+def submit(device: Device, programs: list, last_steps: list | None = None) -> None:
+    """Encode the steps of `programs` in order into one command buffer and submit it (the
+    last program's steps replaced by `last_steps` when given: a run with its read copies)."""
+    steps = [s for p in programs[:-1] for s in p.steps] + (programs[-1].steps if last_steps is None else last_steps)
+    if not steps:
+        return
+    label = programs[-1].label or "a program"
+    try:
+        native.submit_steps(device, steps, Copy, Clear)
+    except Exception as error:
+        raise explain_gpu_error(error, f"running {label}") from error
 
 
 class Profiler:
@@ -538,24 +747,40 @@ def active_batch(device: Device):
 
 
 class _Batch(list):
+    """Programs queued by the calls of one `with batch():` block, submitted together. The
+    buffers their steps use are pinned in the memory pool until then (an Array dropped
+    inside the block does not hand its buffer to another call before its work has run)."""
+
     def __init__(self, device: Device):
         super().__init__()
         self.device = device
 
+    def queue(self, program: Program) -> None:
+        if not program.transient:  # a kept program binds the call's own buffers unpinned
+            program.waiting += 1
+            program.pool.pin(program.buffers())
+        self.append(program)
+
+    def take(self) -> list:
+        """Every queued program, removed (the caller submits them, then calls after_submit
+        on each; or unpins them with release_queued)."""
+        programs, self[:] = list(self), []
+        return programs
+
     def submit(self) -> None:
         if not self:
             return
-        programs, self[:] = list(self), []
-        encoder = self.device.device.create_command_encoder()
-        for program in programs:
-            program.encode(encoder)
+        programs = self.take()
         try:
-            self.device.device.queue.submit([encoder.finish()])
-        except Exception as error:
-            raise explain_gpu_error(error, "running a batch") from error
-        for program in programs:
-            if program.transient:
-                program.release()
+            submit(self.device, programs)
+        finally:
+            for program in programs:
+                program.after_submit(queued=True)
+
+
+def _take_queued() -> list:
+    """Every program queued in this thread's batches, outermost first, removed."""
+    return [p for b in getattr(_batches, "stack", []) or [] for p in b.take()]
 
 
 def queued(program: Program) -> bool:
@@ -564,9 +789,15 @@ def queued(program: Program) -> bool:
 
 
 def flush_batch(device: Device | None = None) -> None:
-    """Submit the work queued in the active batch (before reading results back)."""
-    for batch in getattr(_batches, "stack", []) or []:
-        batch.submit()
+    """Submit the work queued in this thread's batches (before reading results back)."""
+    programs = _take_queued()
+    if not programs:
+        return
+    try:
+        submit(programs[0].device, programs)
+    finally:
+        for program in programs:
+            program.after_submit(queued=True)
 
 
 @contextlib.contextmanager
@@ -620,7 +851,7 @@ class Plan:
     def _state(self) -> "_PlanState":
         state = getattr(self._local, "state", None)
         if state is None:
-            program = Program(self.device, self.label, transient=False, pool=BufferPool(self.device))
+            program = Program(self.device, self.label, transient=False)
             state = self._local.state = _PlanState(program)
         return state
 

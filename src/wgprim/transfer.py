@@ -1,6 +1,7 @@
 """Host <-> GPU copies: the one place wgprim moves bytes between numpy and a GPU buffer.
 
-Small copies use the queue's own `write_buffer` / `read_buffer`. Large ones go through
+Small writes use the queue's own `write_buffer`; small reads a MAP_READ buffer of the memory
+pool (wgprim/memory.py), copied into and mapped. Large ones go through
 staging buffers kept per device (STAGES of STAGE_BYTES each, mapped and unmapped, never
 reallocated) with the host side of each chunk copied by several threads, while the GPU
 copies the previous chunk. `write_buffer`/`read_buffer` allocate a staging buffer of the
@@ -108,11 +109,21 @@ def _write_staged(device, buffer, offset: int, src: np.ndarray) -> None:
 
 def read(device, buffer, offset: int, nbytes: int) -> np.ndarray:
     """`nbytes` of `buffer` from `offset`, as a new uint8 numpy array, once everything
-    submitted before has run."""
-    queue = device.device.queue
+    submitted before has run. Small reads copy into a MAP_READ buffer from the memory pool
+    (kept, not made and destroyed per read as queue.read_buffer does: 148 against 176 us
+    for 4 bytes on an H200)."""
     if nbytes < STAGED_FROM:
-        raw = np.frombuffer(queue.read_buffer(buffer, int(offset), int(nbytes)), np.uint8)
-        return raw if raw.flags.writeable else raw.copy()
+        import wgpu
+
+        from wgprim import native
+        from wgprim.memory import pool_of
+
+        pool = pool_of(device)
+        stage = pool.take(-(-int(nbytes) // 4) * 4, wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST)
+        try:
+            return np.frombuffer(bytearray(native.read_through(device, buffer, int(offset), int(nbytes), stage)), np.uint8)
+        finally:
+            pool.give_back(stage)
     with _user(device, "down"):
         return _read_staged(device, buffer, int(offset), int(nbytes))
 

@@ -64,8 +64,7 @@ def capture(call):
 
     with batch() as queued:
         result = call()
-        programs = list(queued)
-        queued.clear()  # ours to run, not the batch's
+        programs = queued.take()  # ours to run, not the batch's (SubmitTimer.release frees them)
     return programs, result
 
 

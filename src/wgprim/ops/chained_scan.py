@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from wgprim.array import Array
+from wgprim.array import Array, zeros
 from wgprim.device import Device
 from wgprim.ops import block_scan, operators
 from wgprim.ops.common import chunks
@@ -170,7 +170,7 @@ def chained_scan(x, op="sum", exclusive: bool = False, **options):
     if arr.size == 0:
         return out, {"fallbacks": 0, "rounds": 0, "polls": 0}
     program = Program(arr.device, label="scan single-pass")
-    counters = empty((4,), operators.U32, arr.device)
+    counters = zeros((4,), operators.U32, arr.device)
     ChainedRecorder(arr.device, arr.dtype, op, **options).record(program, arr.ravel(), out, exclusive,
                                                                  stats=counters.buffer)
     program.run()

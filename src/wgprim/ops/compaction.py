@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from wgprim.array import Array, empty
+from wgprim.array import Array, empty, zeros
 from wgprim.ops.chained_scan import (SPIN_BUDGET, Fault, lookback_constants, lookback_preamble,
                                      reset_states, window_fragment)
 from wgprim.ops import block_scan
@@ -87,7 +87,7 @@ def compact_single_pass(x, mask, **options):
     m = _as_mask(mask).ravel()
     arr = None if x is None else as_input(x).ravel()
     dt = U32 if arr is None else arr.dtype
-    counters = empty((4,), U32, m.device)
+    counters = zeros((4,), U32, m.device)
     program, outs, totals = compact_program(arr, m, stats=counters.buffer, **options)
     program.run()
     c = counters.numpy()

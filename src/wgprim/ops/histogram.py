@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from wgprim.array import Array, asarray, empty
+from wgprim.array import Array, asarray, empty, zeros
 from wgprim.device import Device
 from wgprim.ops import order_key
 from wgprim.ops.common import as_input, chunks
@@ -279,7 +279,7 @@ def histogram(x, bins=10, range=None, weights=None, *, density=None):
     edges = np.histogram_bin_edges(np.zeros(0, dt), bins=bins, range=range)
     nbins = max(len(edges) - 1, 0)  # no edges at all: no bins (numpy returns empty arrays)
     out_dt = U32 if w is None else w.dtype
-    hist = empty((nbins,), out_dt, arr.device)
+    hist = zeros((nbins,), out_dt, arr.device)  # the kernels add into it
     limits = _thresholds(edges, dt) if nbins else None
     if arr.size == 0 or nbins == 0 or limits is None:
         return hist, edges
@@ -330,7 +330,7 @@ def bincount(x, weights=None, minlength: int = 0) -> Array:
     else:
         nbins = minlength
     out_dt = U32 if w is None else w.dtype
-    hist = empty((nbins,), out_dt, arr.device)
+    hist = zeros((nbins,), out_dt, arr.device)  # the kernels add into it
     if arr.size == 0:
         return hist
     program = Program(arr.device, label="bincount")

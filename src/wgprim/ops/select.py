@@ -112,7 +112,8 @@ class CompactRecorder:
         each chunk, readable once the program has run)."""
         dev, n = self.device, mask.size
         parts = chunks(n, 4, self.block, dev)
-        totals = empty((len(parts),), U32, dev)  # zero-filled: the append counters start at 0
+        totals = empty((len(parts),), U32, dev)
+        program.clear(totals.buffer)  # the append counters start at 0
         outs = []
         for slot, c in enumerate(parts):
             out = empty((c.count,), self.dt, dev)
@@ -143,7 +144,7 @@ def _gather_outputs(outs: list[Array], counts: np.ndarray, dt: np.dtype) -> Arra
     pieces copied one after the other into an exactly sized Array."""
     if len(outs) == 1:
         o = outs[0]
-        return Array(o.buffer, dt, (int(counts[0]),), o.device)
+        return o.alias((int(counts[0]),), dt)
     dev = outs[0].device
     result = empty((int(counts.sum()),), dt, dev)
     program = Program(dev, label="compact gather")

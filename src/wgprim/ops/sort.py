@@ -222,7 +222,7 @@ class SortPlan:
             if v.size != self.n:
                 raise ValueError(f"plan is for {self.n} values, got {v.size}")
             if results.values.dtype != v.dtype:  # the same buffer: no new recording
-                results.values = Array(results.values.buffer, v.dtype, (self.n,), self.device)
+                results.values = results.values.alias((self.n,), v.dtype)
             arrays = (k, v)
         # Other passes than the recorded ones: record again (same buffers from the pool).
         results.digits = self.sorter.probe(k) if self.skip_digits else ALL_DIGITS

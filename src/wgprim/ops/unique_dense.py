@@ -136,6 +136,6 @@ def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
                               5: prefix.buffer, 9: c.view(inverse)}, -(-c.count // (WG * 4)))
     program.run()
     k = int(total.numpy()[0])
-    values = Array(values.buffer, dt, (k,), dev)
-    counts = Array(counts.buffer, U32, (k,), dev) if return_counts else None
+    values = values.alias((k,))
+    counts = counts.alias((k,)) if return_counts else None
     return values, inverse, counts

@@ -1,0 +1,236 @@
+"""The caching allocator: every storage buffer wgprim makes (results and temporaries) comes
+from a per-device pool of size-binned buffers, and goes back to it when its Array is
+garbage-collected (or, for a temporary, when the work using it is submitted).
+
+Why: wgpu's Vulkan allocator gives any buffer over its 256 MiB memory block a driver
+allocation of its own and frees it with the buffer: on an H200 a 1 GiB buffer costs 46 ms to
+create (benchmarks/callpath-h200-2026-12-01-before.json), 64 MiB 16 us. CuPy's MemoryPool and
+PyTorch's caching allocator never go back to the driver on a repeated call; neither does this.
+
+- Sizes are rounded up to one of 8 classes per power of two (at most 12.5% more than asked,
+  16 bytes the least step), so nearby lengths share blocks; a request takes a free block of
+  its class and usage, or makes one.
+- Free blocks are kept up to a byte limit (`set_limit`, WGPRIM_POOL_MB; by default the
+  device's largest buffer); past it the least recently freed are destroyed.
+- Out of memory: every free block is destroyed and the request tried once more.
+- Reuse is safe because all work goes through the device's one queue, in order: a block
+  handed out again is written only by work submitted after the work that used it. The one
+  exception is work recorded but not yet submitted (an open `batch()`): buffers it binds
+  are pinned (`pin`), and a block freed while pinned goes back only once that work is
+  submitted.
+
+`Block` is the lease: an Array (and every view made by reshape) holds its block; when the
+last holder goes, the buffer returns to the pool. A buffer the user owns (`from_buffer`,
+`use_device`) has no block and never enters the pool.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from collections import Counter, OrderedDict
+
+from wgprim.errors import explain_gpu_error
+
+
+# Tests: fill every storage buffer the pool hands out with this byte (None: leave it), so
+# that code which assumes a zeroed buffer fails at once instead of on the pool's second use.
+POISON = int(os.environ["WGPRIM_POISON"], 0) if os.environ.get("WGPRIM_POISON") else None
+
+
+def size_class(nbytes: int) -> int:
+    """The bytes a request of `nbytes` takes: rounded up to one of 8 steps per power of two
+    (a multiple of 16, at least 16)."""
+    n = max(16, int(nbytes))
+    step = max(16, 1 << max(0, n.bit_length() - 4))
+    return -(-n // step) * step
+
+
+class Block:
+    """A pooled buffer lent to one holder (an Array and its views, or a Program's
+    temporaries); the buffer goes back to its pool when the block is collected."""
+
+    __slots__ = ("buffer", "_pool", "__weakref__")
+
+    def __init__(self, buffer, pool: "MemoryPool"):
+        self.buffer = buffer
+        self._pool = pool
+
+    def __del__(self):
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            try:
+                pool.give_back(self.buffer)
+            except Exception:  # interpreter shutdown
+                pass
+
+
+class MemoryPool:
+    """Size-binned free buffers of one device, bounded by bytes. Thread-safe."""
+
+    def __init__(self, device, limit: int | None = None):
+        self.device = device
+        self.limit = default_limit(device) if limit is None else int(limit)
+        self._free: dict[tuple[int, int], list] = {}
+        self._lru: OrderedDict[int, object] = OrderedDict()  # id(buffer) -> buffer, oldest first
+        self._pins: Counter = Counter()  # id(buffer) -> pins by unsubmitted work
+        self._held_back: dict[int, object] = {}  # freed while pinned: returned on unpin
+        self._lock = threading.Lock()
+        self.free_bytes = 0
+        self.used_bytes = 0  # bytes lent out now
+        self.hits = 0
+        self.misses = 0
+        self.on_destroy = []  # callbacks(buffer) before a buffer is destroyed (caches that bind it)
+
+    # -- lending -----------------------------------------------------------------------
+    def take(self, nbytes: int, usage) -> object:
+        """A buffer of at least `nbytes` (its size class) with `usage`, from the free
+        blocks or new. The caller gives it back (give_back) or wraps it in a Block."""
+        size = size_class(nbytes)
+        if size > self.device.max_buffer_bytes:
+            size = max(16, -(-int(nbytes) // 16) * 16)  # no rounding past the largest buffer
+        key = (size, int(usage))
+        buffer = None
+        with self._lock:
+            stack = self._free.get(key)
+            if stack:
+                buffer = stack.pop()
+                del self._lru[id(buffer)]
+                self.free_bytes -= size
+                self.used_bytes += size
+                self.hits += 1
+            else:
+                self.misses += 1
+        if buffer is None:
+            buffer = self._create(size, usage)
+            with self._lock:
+                self.used_bytes += size
+        if POISON is not None:
+            self._poison(buffer, usage)
+        return buffer
+
+    def block(self, nbytes: int, usage) -> Block:
+        return Block(self.take(nbytes, usage), self)
+
+    def _poison(self, buffer, usage) -> None:
+        import wgpu
+
+        if POISON is not None and int(usage) & int(wgpu.BufferUsage.STORAGE):
+            import numpy as np
+
+            self.device.device.queue.write_buffer(buffer, 0, np.full(buffer.size, POISON, np.uint8))
+
+    def _create(self, size: int, usage):
+        try:
+            return self.device.device.create_buffer(size=size, usage=usage)
+        except Exception as error:
+            if self.free_bytes:  # the cache may be what fills the GPU: free it, try once more
+                self.free_all_blocks()
+                try:
+                    return self.device.device.create_buffer(size=size, usage=usage)
+                except Exception as again:
+                    error = again
+            raise explain_gpu_error(error, f"allocating a {size}-byte ({size / 2**20:.1f} MiB) buffer") from error
+
+    def give_back(self, buffer) -> None:
+        """Return a lent buffer (it is reused by later requests of its class)."""
+        with self._lock:
+            if self._pins[id(buffer)]:
+                self._held_back[id(buffer)] = buffer
+                return
+            self._return(buffer)
+            doomed = self._trim(self.limit)
+        self._destroy(doomed)
+
+    def _return(self, buffer) -> None:
+        size = buffer.size
+        self.used_bytes -= size
+        self._free.setdefault((size, int(buffer.usage)), []).append(buffer)
+        self._lru[id(buffer)] = buffer
+        self.free_bytes += size
+
+    # -- pins: buffers bound by recorded, unsubmitted work ------------------------------
+    def pin(self, buffers) -> None:
+        with self._lock:
+            for b in buffers:
+                self._pins[id(b)] += 1
+
+    def unpin(self, buffers) -> None:
+        with self._lock:
+            for b in buffers:
+                key = id(b)
+                self._pins[key] -= 1
+                if self._pins[key] <= 0:
+                    del self._pins[key]
+                    held = self._held_back.pop(key, None)
+                    if held is not None:
+                        self._return(held)
+            doomed = self._trim(self.limit)
+        self._destroy(doomed)
+
+    def pinned(self, buffer) -> bool:
+        """True while unsubmitted work (an open batch) binds `buffer`."""
+        return bool(self._pins.get(id(buffer)))
+
+    # -- bounds ------------------------------------------------------------------------
+    def set_limit(self, nbytes: int) -> None:
+        """Keep at most `nbytes` of free blocks (the least recently freed go first)."""
+        with self._lock:
+            self.limit = int(nbytes)
+            doomed = self._trim(self.limit)
+        self._destroy(doomed)
+
+    def free_all_blocks(self) -> None:
+        """Destroy every free block (buffers lent out are not touched)."""
+        with self._lock:
+            doomed = self._trim(0)
+        self._destroy(doomed)
+
+    def _trim(self, limit: int) -> list:
+        doomed = []
+        while self.free_bytes > limit and self._lru:
+            _, buffer = self._lru.popitem(last=False)
+            self._free[(buffer.size, int(buffer.usage))].remove(buffer)
+            self.free_bytes -= buffer.size
+            doomed.append(buffer)
+        return doomed
+
+    def _destroy(self, buffers: list) -> None:
+        for buffer in buffers:
+            for forget in self.on_destroy:
+                forget(buffer)
+            # Work already submitted keeps it alive until done (wgpu defers destruction).
+            buffer.destroy()
+
+    def stats(self) -> dict:
+        """Bytes lent out and kept free, the limit, and how many requests found a free block."""
+        with self._lock:
+            return {"used_bytes": self.used_bytes, "free_bytes": self.free_bytes, "limit_bytes": self.limit,
+                    "free_blocks": len(self._lru), "hits": self.hits, "misses": self.misses}
+
+
+def default_limit(device) -> int:
+    """WGPRIM_POOL_MB, or the device's largest buffer: enough for the results and
+    temporaries of one large call to be reused by the next."""
+    mib = os.environ.get("WGPRIM_POOL_MB")
+    return int(float(mib) * 2**20) if mib else device.max_buffer_bytes
+
+
+_pools_lock = threading.Lock()
+
+
+def pool_of(device) -> MemoryPool:
+    """The device's memory pool, made on first use."""
+    cache = device.cache("memory")
+    found = cache.get("pool")
+    if found is None:
+        with _pools_lock:
+            found = cache.setdefault("pool", MemoryPool(device))
+    return found
+
+
+def memory_pool(device=None) -> MemoryPool:
+    """The memory pool of `device` (the current device by default): `.stats()`,
+    `.free_all_blocks()`, `.set_limit(bytes)`."""
+    from wgprim.device import get_device
+
+    return pool_of(device or get_device())
