@@ -191,51 +191,14 @@ def test_forked_child_gets_a_clear_error_not_a_hang(tmp_path):
     assert kind == "ok" and message.strip() == "45" or kind == "error" and "spawn" in message, done.stdout
 
 
-# -- the buffer pool -----------------------------------------------------------------
-def test_one_shot_calls_of_many_lengths_keep_the_pool_under_its_bound(device, monkeypatch, rng):
-    from wgprim.program import pool
-
-    shared = pool(device)
-    assert shared.max_bytes is not None  # bounded by default
-    bound = 1 << 20
-    monkeypatch.setattr(shared, "max_bytes", bound)
-    for i in range(40):
-        x = rng.integers(0, 2**32, 20_000 + 997 * i, dtype=np.uint64).astype(np.uint32)
-        if i % 4 == 0:
-            np.testing.assert_array_equal(wgprim.sort(x).numpy(), np.sort(x))
-        else:
-            wgprim.argsort(x)
-        assert shared.free_bytes <= bound
-    assert shared.free_bytes == sum(b.size for stack in shared.free.values() for b in stack)
-
-
-def test_pool_evicts_least_recently_returned_buffers_and_destroys_them(device):
-    import wgpu
-
-    from wgprim.program import BufferPool
-
-    p = BufferPool(device, max_bytes=3000)
-    usage = wgpu.BufferUsage.STORAGE
-    a, b, c = (p.take(1024, usage) for _ in range(3))
-    for buf in (a, b, c):
-        p.give(buf)
-    assert p.free_bytes == 2048 and p.take(1024, usage) in (b, c)  # a, the oldest, went
-    with pytest.raises(Exception):
-        device.device.queue.write_buffer(a, 0, np.zeros(4, np.uint32))  # destroyed
-    p.clear()
-    assert p.free_bytes == 0
-
-
 # -- errors that name the user's fix -------------------------------------------------
 def test_gpu_out_of_memory_names_the_fix_not_a_bug(device, monkeypatch):
     import wgpu
 
-    from wgprim.program import pool
-
     def no_memory(**kwargs):
         raise wgpu.GPUValidationError("In wgpuDeviceCreateBuffer: Not enough memory left.")
 
-    pool(device).clear()
+    wgprim.memory_pool().free_all_blocks()
     monkeypatch.setattr(device.device, "create_buffer", no_memory)
     with pytest.raises(MemoryError) as info:
         wgprim.empty((1000, 1000), np.float32)
@@ -335,8 +298,8 @@ def test_child_forked_before_any_gpu_use_opens_its_own_device(tmp_path):
 
 
 def test_pool_bound_can_be_set_from_the_environment(device, monkeypatch):
-    from wgprim.program import default_pool_bytes
+    from wgprim.memory import default_limit
 
-    assert default_pool_bytes(device) == device.max_buffer_bytes
+    assert default_limit(device) == device.max_buffer_bytes
     monkeypatch.setenv("WGPRIM_POOL_MB", "64")
-    assert default_pool_bytes(device) == 64 * 2**20
+    assert default_limit(device) == 64 * 2**20

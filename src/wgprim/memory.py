@@ -74,6 +74,9 @@ class MemoryPool:
         self._lru: OrderedDict[int, object] = OrderedDict()  # id(buffer) -> buffer, oldest first
         self._pins: Counter = Counter()  # id(buffer) -> pins by unsubmitted work
         self._held_back: dict[int, object] = {}  # freed while pinned: returned on unpin
+        # Every lent buffer, referenced from here: a Block collected in a reference cycle
+        # must not take its buffer along (the buffer would be finalized with it).
+        self._lent: dict[int, object] = {}
         self._lock = threading.Lock()
         self.free_bytes = 0
         self.used_bytes = 0  # bytes lent out now
@@ -98,12 +101,14 @@ class MemoryPool:
                 self.free_bytes -= size
                 self.used_bytes += size
                 self.hits += 1
+                self._lent[id(buffer)] = buffer
             else:
                 self.misses += 1
         if buffer is None:
-            buffer = self._create(size, usage)
+            buffer = self._create(size, usage, nbytes)
             with self._lock:
                 self.used_bytes += size
+                self._lent[id(buffer)] = buffer
         if POISON is not None:
             self._poison(buffer, usage)
         return buffer
@@ -119,7 +124,7 @@ class MemoryPool:
 
             self.device.device.queue.write_buffer(buffer, 0, np.full(buffer.size, POISON, np.uint8))
 
-    def _create(self, size: int, usage):
+    def _create(self, size: int, usage, asked: int):
         try:
             return self.device.device.create_buffer(size=size, usage=usage)
         except Exception as error:
@@ -129,7 +134,7 @@ class MemoryPool:
                     return self.device.device.create_buffer(size=size, usage=usage)
                 except Exception as again:
                     error = again
-            raise explain_gpu_error(error, f"allocating a {size}-byte ({size / 2**20:.1f} MiB) buffer") from error
+            raise explain_gpu_error(error, f"allocating a {asked}-byte ({asked / 2**20:.1f} MiB) buffer") from error
 
     def give_back(self, buffer) -> None:
         """Return a lent buffer (it is reused by later requests of its class)."""
@@ -142,6 +147,7 @@ class MemoryPool:
         self._destroy(doomed)
 
     def _return(self, buffer) -> None:
+        self._lent.pop(id(buffer), None)
         size = buffer.size
         self.used_bytes -= size
         self._free.setdefault((size, int(buffer.usage)), []).append(buffer)
