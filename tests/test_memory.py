@@ -172,3 +172,16 @@ def test_zeros_are_zero_even_from_a_reused_buffer(device):
     del ones
     gc.collect()
     assert not wgprim.zeros((1000,), np.float32).numpy().any()
+
+
+def test_every_primitive_is_right_when_the_pool_hands_out_garbage(tmp_path):
+    # WGPRIM_POISON fills every storage buffer the pool hands out, new or reused, with one
+    # byte: a kernel that assumes a zeroed buffer (counters, padding) fails here at once.
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, WGPRIM_POISON="0xAB")
+    done = subprocess.run([sys.executable, "-m", "wgprim", "demo", "-n", "3000"], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and "ok" in done.stdout.splitlines()[-1], done.stdout + done.stderr
