@@ -3,13 +3,18 @@
 # against CuPy and PyTorch in the same run, the first row measured again at the end (the
 # protocol check), into ${OUT:-benchmarks}/h200-YYYY-MM-DD[-N].{json,txt,png} and a
 # -machine.txt. RUNS=2 then runs the 2^28 rows again, in a second process, and compares the
-# two runs row by row (the acceptance: within 5%). The block-scan claim runs once, up to 2^28.
+# two runs row by row (the acceptance: within 5%). The block-scan claim runs once, up to 2^28,
+# and so does the per-call grid (`--calls-grid`: one-shot call and latency ms of sum, cumsum,
+# sort, argsort, compact, unique, histogram and topk at 2^10..2^28, against CuPy and PyTorch),
+# into h200-YYYY-MM-DD-calls.{json,txt} and its markdown table -calls.md
+# (benchmarks/per_call_table.py; benchmarks/h200.md's "Per call" table). CALLS=0 leaves it out.
 # Run from the repository root on the GPU machine (wgprim importable, CuPy and PyTorch
 # installed); numpy is left out (at 2^28 it takes seconds per call). Rows whose wgprim
 # function does not exist are skipped and listed.
 set -uo pipefail
 out=${OUT:-benchmarks}
 runs=${RUNS:-1}
+calls=${CALLS:-1}
 mkdir -p "$out"
 day=$(date -u +%Y-%m-%d)
 made=()
@@ -29,6 +34,11 @@ for ((r = 1; r <= runs; r++)); do
   if [ "$r" = 1 ]; then
     python3 -m wgprim bench blockscan-claim --sizes 2^28 --compare "" --json "$base-claim.json" 2>&1 \
       | tee "$base-claim.txt"
+    if [ "$calls" != 0 ]; then
+      python3 -m wgprim bench --calls-grid --compare cupy,torch --json "$base-calls.json" 2>&1 \
+        | tee "$base-calls.txt"
+      python3 benchmarks/per_call_table.py "$base-calls.json" > "$base-calls.md"
+    fi
   fi
 done
 if [ "${#made[@]}" -ge 2 ]; then

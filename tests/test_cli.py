@@ -54,7 +54,7 @@ def test_bench_rejects_a_dtype_no_chosen_primitive_takes(capsys):
 
 def test_output_that_is_not_a_terminal_has_no_carriage_returns(capsys):
     assert main(["demo", "-n", "1000", "--only", "sum"]) == 0
-    assert main(["bench", "sum", "--sizes", "2^10", "--repeat", "1", "--compare", "numpy",
+    assert main(["bench", "sum", "--sizes", "2^10", "--repeat", "1", "--compare", "numpy", "--calls", "10",
                  "--warmup-ms", "1", "--round-ms", "1"]) == 0
     captured = capsys.readouterr()
     assert "\r" not in captured.out and "\r" not in captured.err
@@ -63,7 +63,7 @@ def test_output_that_is_not_a_terminal_has_no_carriage_returns(capsys):
 def test_bench_small_run_writes_json_and_plot(tmp_path, capsys):
     out_json, out_png = tmp_path / "b.json", tmp_path / "b.png"
     code = main(["bench", "sum", "cumsum", "sort", "compact", "blockscan-claim", "--sizes", "2^12,5000",
-                 "--repeat", "2", "--warmup-ms", "20", "--round-ms", "5", "--compare", "numpy",
+                 "--repeat", "2", "--warmup-ms", "20", "--round-ms", "5", "--compare", "numpy", "--calls", "10",
                  "--json", str(out_json), "--plot", str(out_png), "--repeat-first"])
     assert code == 0
     data = json.loads(out_json.read_text())
@@ -72,13 +72,14 @@ def test_bench_small_run_writes_json_and_plot(tmp_path, capsys):
     assert data["blockscan_claim"] and all(c["ok"] for c in data["blockscan_claim"])
     assert out_png.stat().st_size > 0
     # The schema docs/bench.md describes.
-    assert data["schema"] == 2 and data["timestamp_period_ns"] > 0 and data["protocol"]["rounds"] == 2
+    assert data["schema"] == 3 and data["timestamp_period_ns"] > 0 and data["protocol"]["rounds"] == 2
     for row in data["rows"]:
         stats = row["wgprim"]
         assert stats["mode"] in ("submit", "calls") and stats["rounds"] == 2 and len(stats["rounds_ms"]) == 2
         assert stats["min_ms"] <= stats["median_ms"] <= stats["max_ms"] and stats["k"] >= 1
         assert row["wgprim_ms"] == stats["median_ms"] and isinstance(row["flags"], list)
-        assert "numpy" in row["refs"] and row["ref_stats"]["numpy"]["mode"] == "host"
+        assert row["refs"]["numpy"]["ms"] > 0 and row["ref_stats"]["numpy"]["mode"] == "host"
+        assert row["call_ms"] > 0 and row["latency_ms"] > 0  # per call, part of every row
     assert {r["wgprim"]["mode"] for r in data["rows"] if r["primitive"] == "sum"} == {"submit"}
     assert {r["wgprim"]["mode"] for r in data["rows"] if r["primitive"] == "compact"} == {"calls"}
     first = data["repeat_first"]
@@ -88,7 +89,7 @@ def test_bench_small_run_writes_json_and_plot(tmp_path, capsys):
 
 def test_bench_skips_entries_whose_function_is_missing(tmp_path, capsys):
     out_json = tmp_path / "b.json"
-    code = main(["bench", "sum", "topk", "--sizes", "2^10", "--repeat", "1", "--compare", "numpy",
+    code = main(["bench", "sum", "topk", "--sizes", "2^10", "--repeat", "1", "--compare", "numpy", "--calls", "10",
                  "--warmup-ms", "1", "--round-ms", "1", "--json", str(out_json)])
     data = json.loads(out_json.read_text())
     import wgprim
@@ -126,9 +127,9 @@ def test_check_passes_on_every_shipped_kernel(capsys):
 def test_bench_targets_run_their_rows_at_the_sizes_asked(tmp_path):
     out_json = tmp_path / "t.json"
     assert main(["bench", "--targets", "sum", "cumsum", "--sizes", "2^10,2^12", "--min-size", "2^12",
-                 "--repeat", "1", "--compare", "numpy", "--warmup-ms", "1", "--round-ms", "1",
+                 "--repeat", "1", "--compare", "numpy", "--calls", "10", "--warmup-ms", "1", "--round-ms", "1",
                  "--json", str(out_json)]) == 0
     rows = json.loads(out_json.read_text())["rows"]
     assert [(r["primitive"], r["dtype"], r["n"]) for r in rows] == [
         ("sum", "float32", 4096), ("cumsum", "float32", 4096), ("cumsum", "uint32", 4096)]
-    assert all(set(r["seconds"]) == {"prepare", "check", "time"} for r in rows)
+    assert all(set(r["seconds"]) == {"prepare", "check", "time", "per_call"} for r in rows)

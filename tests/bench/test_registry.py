@@ -104,7 +104,7 @@ def test_one_entry_puts_a_primitive_in_the_demo_and_the_bench(monkeypatch, tmp_p
     assert main(["demo", "-n", "1000", "--only", "negated_max"]) == 0
     assert "negated_max" in capsys.readouterr().out
     out = tmp_path / "b.json"
-    assert main(["bench", "negated_max", "--sizes", "2^10", "--repeat", "1", "--compare", "numpy",
+    assert main(["bench", "negated_max", "--sizes", "2^10", "--repeat", "1", "--compare", "numpy", "--calls", "10",
                  "--warmup-ms", "1", "--round-ms", "1", "--json", str(out)]) == 0
     assert out.read_text().count('"primitive": "negated_max"') == 1
 

@@ -1,7 +1,8 @@
 """Do two `wgprim bench --json` runs agree? Row by row (same primitive, dtype and n),
 the ratio of the second run's median GPU time to the first's, for wgprim and each
 reference; exit status 1 when wgprim's time (and the references', with --references)
-in a row at or above --min-n differs by more than --tolerance.
+in a row at or above --min-n differs by more than --tolerance. Reads files of either
+schema (`refs` as {name: ms} or {name: {"ms", "call_ms", "latency_ms"}}).
 
     python -m wgprim.bench.agree first.json second.json [--min-n 2^28] [--tolerance 0.05]
 """
@@ -10,6 +11,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+
+from wgprim.bench.results import ref_ms
 
 
 def _key(row: dict) -> tuple:
@@ -25,7 +28,8 @@ def compare(first: dict, second: dict, min_n: int = 1, tolerance: float = 0.05) 
         if other is None or row["n"] < min_n:
             continue
         sides = {"wgprim": (row.get("wgprim_ms"), other.get("wgprim_ms"))}
-        sides.update({ref: (ms, other.get("refs", {}).get(ref)) for ref, ms in row.get("refs", {}).items()})
+        theirs = ref_ms(other)
+        sides.update({ref: (ms, theirs.get(ref)) for ref, ms in ref_ms(row).items()})
         for side, (a, b) in sides.items():
             if a and b:
                 ratio = b / a

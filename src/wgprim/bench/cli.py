@@ -4,6 +4,9 @@ Every row is checked before it is timed; then the GPU is warmed with the row's o
 and wgprim and the references are timed round by round, k runs back to back per round
 (GPU timestamps for wgprim, CUDA events for CuPy and PyTorch). Rows report the median
 and min over rounds and their spread, and flags for figures that cannot be trusted.
+Then what a user feels, every side on the host's clock: the wall time per one-shot call
+of 100 calls back to back and one sync (`call_ms`), and of one call and a read of its
+first element (`latency_ms`); `--calls-grid` runs the per-call grid (cases.calls_grid).
 `blockscan-claim` measures the claim that 8 dispatches instead of one in-workgroup block
 scan are "hundreds of times slower". See docs/bench.md.
 """
@@ -15,6 +18,7 @@ import json
 import sys
 
 DEFAULT_SIZES = "2^16,2^20,2^24,2^26"
+PROTOCOL_DEFAULTS = {"rounds": 5, "round_ms": 20.0, "warmup_ms": 300.0}
 PROTOCOL_TOLERANCE = 0.05  # the first row measured again at the end must agree within this
 
 
@@ -66,19 +70,30 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="registry entries to measure (default: all); 'blockscan-claim' for the block-scan experiment")
     parser.add_argument("--targets", action="store_true",
                         help="measure the target rows (wgprim.registry.TARGETS: entry, dtype and size each)")
+    parser.add_argument("--calls-grid", action="store_true",
+                        help="measure the per-call grid: sum cumsum sort argsort compact unique histogram topk at "
+                             "2^10,2^16,2^20,2^24,2^28, with a lighter GPU-time protocol (3 rounds of ~10 ms, "
+                             "200 ms warm-up) unless given")
     parser.add_argument("--sizes", type=_sizes, default=None,
                         help=f"comma-separated, e.g. 2^16,2^28 or 1000000 (default {DEFAULT_SIZES}; with --targets: "
-                             "instead of each target's size, for a quick run of the same rows)")
+                             "instead of each target's size, for a quick run of the same rows; with --calls-grid: "
+                             "instead of the grid's sizes)")
     parser.add_argument("--min-size", type=parse_size, default=1,
                         help="leave out rows of fewer elements (e.g. --targets --min-size 2^28)")
     parser.add_argument("--dtype", type=_dtypes, default=None, help="comma-separated dtypes (default: each entry's first)")
     parser.add_argument("--compare", default="numpy,cupy,torch", help="references: numpy,cupy,torch")
-    parser.add_argument("--repeat", "--rounds", dest="rounds", type=_positive(int), default=5,
-                        help="timed rounds per row, each wgprim then every reference (median, min, spread over them)")
-    parser.add_argument("--round-ms", type=_positive(float), default=20.0,
-                        help="GPU time of one side's round: k runs back to back, k chosen to fill it")
-    parser.add_argument("--warmup-ms", type=_positive(float), default=300.0,
-                        help="least warm-up per row, with the row's own work, right before it is timed")
+    parser.add_argument("--repeat", "--rounds", dest="rounds", type=_positive(int), default=None,
+                        help="timed rounds per row, each wgprim then every reference (median, min, spread over them; "
+                             "default 5)")
+    parser.add_argument("--round-ms", type=_positive(float), default=None,
+                        help="GPU time of one side's round: k runs back to back, k chosen to fill it (default 20)")
+    parser.add_argument("--warmup-ms", type=_positive(float), default=None,
+                        help="least warm-up per row, with the row's own work, right before it is timed (default 300)")
+    parser.add_argument("--no-per-call", dest="per_call", action="store_false",
+                        help="leave out the per-call figures (call_ms, latency_ms) of every side")
+    parser.add_argument("--calls", type=_positive(int), default=100,
+                        help="one-shot calls back to back per per-call round (fewer where they would take over "
+                             "~1 s, never below 10)")
     parser.add_argument("--repeat-first", action="store_true",
                         help="measure the first row again at the end and report whether the two agree within 5%%")
     parser.add_argument("--seed", type=int, default=0)
@@ -127,7 +142,21 @@ def _jobs(args, parser_error):
     if unknown:
         parser_error(f"unknown primitive {', '.join(unknown)} (choose from {', '.join(known)})")
     skipped, jobs = {}, []
-    if args.targets:
+    if args.targets and args.calls_grid:
+        parser_error("--targets and --calls-grid are two row sets: choose one")
+    if args.calls_grid:
+        from wgprim.bench.cases import CALLS_GRID_PRIMITIVES, CALLS_GRID_SIZES, calls_grid
+
+        outside = [w for w in args.primitives if w not in CALLS_GRID_PRIMITIVES]
+        if outside:
+            parser_error(f"{', '.join(outside)} not in the per-call grid ({', '.join(CALLS_GRID_PRIMITIVES)})")
+        wanted = []
+        for p, n in calls_grid(args.primitives or CALLS_GRID_PRIMITIVES, args.sizes or CALLS_GRID_SIZES):
+            dtypes = [d for d in args.dtype if d in p.dtypes] if args.dtype else [p.dtypes[0]]
+            wanted += [(p, n, d) for d in dtypes if n <= p.max_n]
+        if args.dtype and not wanted:
+            parser_error(f"no chosen primitive takes dtype {', '.join(args.dtype)}")
+    elif args.targets:
         wanted = []
         for name, dtype, n in TARGETS:
             for size in args.sizes or [n]:
@@ -153,7 +182,7 @@ def _jobs(args, parser_error):
             skipped[p.name] = reason
         else:
             jobs.append((p, n, d))
-    claim = "blockscan-claim" in args.primitives or (not args.primitives and not args.targets)
+    claim = "blockscan-claim" in args.primitives or not (args.primitives or args.targets or args.calls_grid)
     return jobs, skipped, claim
 
 
@@ -178,7 +207,12 @@ def run(args) -> int:
     except _ArgumentError as error:
         print(f"wgprim bench: error: {error}", file=sys.stderr)
         return 2
-    protocol = harness.Protocol(rounds=args.rounds, round_ms=args.round_ms, warmup_ms=args.warmup_ms, seed=args.seed)
+    from wgprim.bench.cases import CALLS_GRID_PROTOCOL
+
+    light = CALLS_GRID_PROTOCOL if args.calls_grid else {}
+    given = {k: getattr(args, k) for k in PROTOCOL_DEFAULTS if getattr(args, k) is not None}
+    protocol = harness.Protocol(**{**PROTOCOL_DEFAULTS, **light, **given}, seed=args.seed, per_call=args.per_call,
+                                calls=args.calls)
     dev = wgprim.get_device()
     if not dev.has_timestamps:
         print(f"error: {dev.summary} has no timestamp queries, and wgprim bench times the GPU with them "
@@ -189,6 +223,10 @@ def run(args) -> int:
     print(f"wgprim bench on {dev.summary}; references: {', '.join(refs) or 'none'}")
     print(f"protocol: per row check, warm >= {protocol.warmup_ms:.0f} ms, then {protocol.rounds} rounds of "
           f"~{protocol.round_ms:.0f} ms per side, interleaved; timestamp period {period} ns")
+    if protocol.per_call:
+        print(f"per call: {protocol.call_rounds} rounds of up to {protocol.calls} one-shot calls back to back and one "
+              f"sync (~{protocol.calls_budget_ms / 1e3:.0f} s at most, at least {protocol.calls_min}), then "
+              f"{protocol.latency_runs} of one call and a read of its first element; host wall time, every side")
     for name, reason in skipped.items():
         print(f"skipped {name}: {reason}")
     largest = max([4 * n for _p, n, _d in jobs] + [1 << 20])
@@ -211,7 +249,7 @@ def run(args) -> int:
 
         with open(args.json, "w") as f:
             json.dump({
-                "schema": 2,
+                "schema": 3,
                 "date": started,
                 "wgprim": wgprim.__version__,
                 "adapter": dev.summary,
@@ -269,6 +307,15 @@ def run(args) -> int:
         _clear_progress()
     print("x REF = REF ms / wgprim ms (above 1: wgprim faster). GB/s: least bytes a call moves / GPU time. "
           "timing: submit = k runs in one submit, calls = k calls (it reads back between dispatches).")
+    from wgprim.bench.results import CALL_REFS, text_table
+
+    table = text_table([harness.as_dict(r) for r in rows], [k for k in CALL_REFS if k in refs])
+    if table:
+        print("\nper call (host wall time, ms): call = per call of N one-shot calls back to back, then one sync; "
+              "latency = one call, then its first element on the host")
+        print("\n".join(table))
+        print("x REF = REF call ms / wgprim call ms (above 1: wgprim's call faster). "
+              "call/GPU = wgprim call ms / wgprim GPU ms.")
     if claim_rows:
         print("\nblock scan of 256-element segments: one dispatch (barriers inside) vs one dispatch per step (8)")
         print(f"{'n':>11} {'fused GPU ms':>13} {'8-step GPU ms':>14} {'ratio':>7} {'fused wall ms':>14} "

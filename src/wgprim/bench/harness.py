@@ -8,7 +8,10 @@
    timing, so no host work separates the warm-up from the measurement;
 4. time: `rounds` rounds, each timing wgprim then every reference, k runs back to back
    (k chosen so that a round lasts about `round_ms`);
-5. summarize: median, min and spread of the rounds; flags for what makes a row doubtful.
+5. per call: what a user feels, on the host's clock, every side interleaved: the wall
+   time per call of N one-shot calls back to back and one sync (`call_ms`), and of one
+   call and a read of its first element (`latency_ms`);
+6. summarize: median, min and spread of the rounds; flags for what makes a row doubtful.
 
 numpy is timed after the GPU rounds (its seconds of host work would let the GPU idle).
 """
@@ -39,6 +42,12 @@ class Protocol:
     warmup_ms: float = 300.0
     warmup_max_ms: float = 3000.0
     seed: int = 0
+    per_call: bool = True  # also time one-shot calls (call_ms, latency_ms)
+    calls: int = 100  # one-shot calls back to back per per-call round (N) ...
+    calls_budget_ms: float = 1000.0  # ... fewer where N calls would take longer than this ...
+    calls_min: int = 10  # ... never fewer than this
+    call_rounds: int = 3  # per-call rounds (median)
+    latency_runs: int = 20  # (one call, read its first element) samples (median); fewer past the budget
 
 
 @dataclass
@@ -50,7 +59,7 @@ class Row:
     wgprim_ms: float | None  # median over rounds of the per-run GPU time
     shape: list = field(default_factory=list)
     end_to_end_ms: float | None = None
-    refs: dict = field(default_factory=dict)  # reference name -> median ms
+    refs: dict = field(default_factory=dict)  # reference name -> median ms (GPU time)
     wgprim: dict = field(default_factory=dict)  # timing.summary of wgprim
     ref_stats: dict = field(default_factory=dict)  # reference name -> timing.summary
     gbps: float | None = None
@@ -58,14 +67,42 @@ class Row:
     steps: list = field(default_factory=list)  # (label, ms) of one call
     flags: list = field(default_factory=list)
     warmup_ms: float | None = None
-    seconds: dict = field(default_factory=dict)  # host seconds spent: prepare, check, time
+    seconds: dict = field(default_factory=dict)  # host seconds spent: prepare, check, time, per_call
     note: str = ""
+    # What a user feels (host wall time, ms): per call of N back-to-back one-shot calls and
+    # one sync, and one call then a read of its first element. None: not measured.
+    call_ms: float | None = None
+    latency_ms: float | None = None
+    ref_calls: dict = field(default_factory=dict)  # reference name -> {"call_ms": ..., "latency_ms": ...}
+    call_stats: dict = field(default_factory=dict)  # side -> timing.PerCall.as_dict()
+    absent: dict = field(default_factory=dict)  # side -> why a figure of it is missing
 
     def ratios(self) -> dict:
-        """reference ms / wgprim ms: above 1 means wgprim is faster."""
+        """reference ms / wgprim ms (GPU time): above 1 means wgprim is faster."""
         if not self.wgprim_ms:
             return {}
         return {k: v / self.wgprim_ms for k, v in self.refs.items() if v}
+
+    def call_ratios(self) -> dict:
+        """reference call_ms / wgprim call_ms (host wall time per one-shot call)."""
+        if not self.call_ms:
+            return {}
+        return {k: v["call_ms"] / self.call_ms for k, v in self.ref_calls.items() if v.get("call_ms")}
+
+    def call_over_gpu(self) -> float | None:
+        """wgprim's wall time per one-shot call over its GPU time: what the host adds."""
+        return self.call_ms / self.wgprim_ms if self.call_ms and self.wgprim_ms else None
+
+    def refs_json(self) -> dict:
+        """`refs` as the JSON holds it: {name: {"ms", "call_ms", "latency_ms"}}."""
+        names = list(self.refs) + [k for k in self.ref_calls if k not in self.refs]
+        return {k: {"ms": self.refs.get(k), "call_ms": self.ref_calls.get(k, {}).get("call_ms"),
+                    "latency_ms": self.ref_calls.get(k, {}).get("latency_ms")} for k in names}
+
+    def leave_out(self, side: str, why: str) -> None:
+        """A side (or one of its figures) is not measured: say why, in absent and the note."""
+        self.absent[side] = why
+        self.note += f"; {side}: {why}"
 
 
 def available_references(wanted: list[str]) -> dict:
@@ -157,8 +194,17 @@ def measure(p: Primitive, n: int, dtype: str, refs: dict, protocol: Protocol, co
     call = lambda: p.call(wgprim, *gpu_inputs)  # noqa: E731
     same = p.same or (lambda g, r, *a: _exact(g, r))
     row = Row(p.name, int(inputs[0].size), dtype, False, None, shape=list(inputs[0].shape))
-    lib_inputs = {lib: upload(lib, refs[lib], p, inputs) for lib in ("cupy", "torch")
-                  if lib in refs and getattr(p, lib) is not None}
+    lib_inputs = {}
+    for lib in ("cupy", "torch"):
+        if lib not in refs:
+            continue
+        if getattr(p, lib) is None:
+            row.absent[lib] = f"no {lib} function for {p.name}"
+            continue
+        try:
+            lib_inputs[lib] = upload(lib, refs[lib], p, inputs)
+        except Exception as error:  # e.g. out of memory at this size: that side only
+            row.absent[lib] = f"upload failed ({type(error).__name__}: {error})"
     row.seconds["prepare"] = lap()
     # 2. check
     got = host(call())
@@ -169,6 +215,8 @@ def measure(p: Primitive, n: int, dtype: str, refs: dict, protocol: Protocol, co
         expected = p.numpy(*inputs)
     row.ok = bool(same(got, expected, *inputs))
     row.note = f"checked against {oracle}"
+    for side, why in list(row.absent.items()):
+        row.leave_out(side, why)
     row.seconds["check"] = lap()
     if not row.ok:
         return row
@@ -193,12 +241,18 @@ def measure(p: Primitive, n: int, dtype: str, refs: dict, protocol: Protocol, co
         first = timing.CallTimer(dev, call, 1).run()
         wgprim_timer, mode = timing.CallTimer(dev, call, choose_k(first.ms, protocol, cap=20)), "calls"
     timers = {"wgprim": (wgprim_timer, mode)}
+    jobs = {"wgprim": call}
     for lib, lib_in in lib_inputs.items():
         fn = getattr(p, lib)
         job = lambda fn=fn, lib=lib, lib_in=lib_in: fn(refs[lib], *lib_in)  # noqa: E731
-        one = timing.CudaTimer(lib, refs[lib], job, 1)
-        one.run()  # first call: kernels load, allocator fills
-        timers[lib] = (timing.CudaTimer(lib, refs[lib], job, choose_k(one.run().ms, protocol)), "events")
+        try:
+            one = timing.CudaTimer(lib, refs[lib], job, 1)
+            one.run()  # first call: kernels load, allocator fills
+            timers[lib] = (timing.CudaTimer(lib, refs[lib], job, choose_k(one.run().ms, protocol)), "events")
+            jobs[lib] = job
+        except Exception as error:  # e.g. out of memory at this size: that side only
+            row.leave_out(lib, f"failed ({type(error).__name__}: {error})")
+            _free_reference_memory(refs)
     try:
         # 3. warm, 4. time: round by round, every side
         row.warmup_ms = warm(timers, protocol)
@@ -209,7 +263,10 @@ def measure(p: Primitive, n: int, dtype: str, refs: dict, protocol: Protocol, co
     finally:
         for timer, _mode in timers.values():
             timer.release()
-    # 5. summarize
+    # 5. per call, while the GPU is still warm
+    if protocol.per_call:
+        measure_per_call(row, jobs, refs, protocol)
+    # 6. summarize
     for name, (timer, how) in timers.items():
         stats = timing.summary(rounds[name], timer.k, how)
         if name == "wgprim":
@@ -230,10 +287,33 @@ def measure(p: Primitive, n: int, dtype: str, refs: dict, protocol: Protocol, co
     if row.wgprim_ms:
         row.gbps = p.bytes(row.n, itemsize) / (row.wgprim_ms * 1e6)
         row.copy_fraction = row.gbps / copy_gbps if copy_gbps else None
-    del lib_inputs
+    del lib_inputs, jobs
     _free_reference_memory(refs)
-    row.seconds["time"] = lap()
+    row.seconds["time"] = lap()  # the per-call part (seconds["per_call"]) included
     return row
+
+
+def measure_per_call(row: Row, jobs: dict, refs: dict, protocol: Protocol) -> None:
+    """call_ms and latency_ms of every side of the row (jobs: side -> one-shot call on
+    GPU-resident inputs), interleaved; a side that fails is left out with the reason."""
+    start = time.perf_counter()
+    timers = {}
+    for side, job in jobs.items():
+        timers[side] = (timing.wgprim_per_call(job) if side == "wgprim"
+                        else timing.cuda_per_call(side, refs[side], job))
+    results = timing.per_call(timers, rounds=protocol.call_rounds, calls=protocol.calls,
+                              budget_ms=protocol.calls_budget_ms, least=protocol.calls_min,
+                              latency_runs=protocol.latency_runs)
+    for side, result in results.items():
+        if result.error:
+            row.leave_out(f"{side} per call", f"failed ({result.error})")
+            row.flags.append(f"{side}: per-call timing failed")
+        row.call_stats[side] = result.as_dict()
+        if side == "wgprim":
+            row.call_ms, row.latency_ms = result.call_ms, result.latency_ms
+        else:
+            row.ref_calls[side] = {"call_ms": result.call_ms, "latency_ms": result.latency_ms}
+    row.seconds["per_call"] = round(time.perf_counter() - start, 3)
 
 
 def flags_of(name: str, stats: dict) -> list[str]:
@@ -296,6 +376,12 @@ def _exact(got, ref) -> bool:
 
 
 def as_dict(row: Row) -> dict:
+    """The row as the JSON holds it (docs/bench.md): `refs` is {name: {"ms": GPU median,
+    "call_ms", "latency_ms"}} (schema 2 held {name: GPU median}; bench.results reads both)."""
     d = asdict(row)
+    del d["ref_calls"]
+    d["refs"] = row.refs_json()
     d["ratios"] = row.ratios()
+    d["call_ratios"] = row.call_ratios()
+    d["call_over_gpu"] = row.call_over_gpu()
     return d

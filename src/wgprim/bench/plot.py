@@ -1,7 +1,10 @@
-"""Throughput against size, one chart per primitive: wgprim and each reference."""
+"""Throughput against size, one chart per primitive: wgprim and each reference (GPU
+time; rows of either JSON schema)."""
 from __future__ import annotations
 
 import numpy as np
+
+from wgprim.bench.results import ref_ms
 
 
 def plot(rows: list[dict], path: str, title: str) -> None:
@@ -21,8 +24,8 @@ def plot(rows: list[dict], path: str, title: str) -> None:
                       key=lambda r: r["n"])
         n = np.array([r["n"] for r in mine], dtype=np.float64)
         ax.plot(n, n / np.array([r["wgprim_ms"] for r in mine]) / 1e6, "o-", label="wgprim", lw=2)
-        for ref in sorted({k for r in mine for k in r["refs"]}):
-            pts = [(r["n"], r["refs"][ref]) for r in mine if r["refs"].get(ref)]
+        for ref in sorted({k for r in mine for k in ref_ms(r)}):
+            pts = [(r["n"], ref_ms(r)[ref]) for r in mine if ref_ms(r).get(ref)]
             if pts:
                 x, ms = np.array(pts, dtype=np.float64).T
                 ax.plot(x, x / ms / 1e6, "s--", label=ref, alpha=0.8)

@@ -9,6 +9,13 @@ CuPy and PyTorch: CUDA events before the first call and after each call. numpy: 
 host's clock. Each timing also returns the wall time of the same k runs (submit to
 completion): a GPU time above it means the timestamps are misread.
 
+What a user feels is timed apart from that (`PerCallTimer`), the same way for every
+side, on the host's clock: `call_ms`, the wall time per call of N one-shot calls back to
+back (results dropped) and one sync at the end; `latency_ms`, one call and a read of its
+first element. The sync and the read: for wgprim 4 bytes of the result's buffer
+(`wgprim.transfer.read`; `.item()` of a 0-d result), for CuPy and PyTorch the device's
+synchronize and `.item()` of the result (0-d) or of its first element.
+
 GPU timestamps count ticks of the adapter's timestamp period. wgpu-native returns raw
 ticks from a resolved query set (it converts them to nanoseconds only when the instance
 is created with its automatic-normalization flag, which wgpu-py does not set), and
@@ -230,6 +237,168 @@ class HostTimer:
 
     def release(self) -> None:
         pass
+
+
+# -- per call: what a user feels ----------------------------------------------------------------
+def first_of(result):
+    """The array whose first element a caller reads: a tuple's first array (wgprim's
+    histogram returns (counts, numpy edges): its counts), else the result itself."""
+    if isinstance(result, (tuple, list)):
+        for item in result:
+            if not isinstance(item, np.ndarray):
+                return item
+        return result[0]
+    return result
+
+
+def wgprim_first(result):
+    """Wait for a wgprim result and read its first element: `.item()` of a 0-d result,
+    else the first 4 bytes of its buffer (one element, or the start of one, whatever the
+    dtype; an empty result's buffer still has 16 bytes)."""
+    from wgprim import transfer
+    from wgprim.program import flush_batch
+
+    a = first_of(result)
+    if a.ndim == 0:
+        return a.item()
+    flush_batch(a.device)  # nothing is queued outside wgprim.batch(); a no-op then
+    return transfer.read(a.device, a.buffer, 0, 4)
+
+
+def cuda_first(result, sync):
+    """Wait for a CuPy or PyTorch result and read its first element to the host:
+    `.item()` of a 0-d result or of the first element (an empty result: the sync)."""
+    a = first_of(result)
+    if a.ndim == 0:
+        return a.item()
+    flat = a.reshape(-1)
+    if len(flat) == 0:
+        return sync()
+    return flat[0].item()
+
+
+def cuda_sync(lib: str, module):
+    """The device-wide synchronize of a CUDA library ("torch" or "cupy")."""
+    if lib == "torch":
+        return module.cuda.synchronize
+    return module.cuda.Device().synchronize
+
+
+@dataclass
+class PerCall:
+    """Host wall times of one-shot calls, in ms (None: not measured, `error` says why)."""
+
+    call_ms: float | None  # median over rounds of (N calls back to back, then one sync) / N
+    latency_ms: float | None  # median of (one call, then a read of its first element)
+    calls: int  # N
+    call_rounds_ms: list = field(default_factory=list)  # each round's per-call time
+    latency_runs_ms: list = field(default_factory=list)
+    warmup_ms: float | None = None  # per call, over the warm-up calls (first calls included)
+    error: str | None = None  # what stopped the measurement of this side
+
+    def as_dict(self) -> dict:
+        lat = self.latency_runs_ms
+        return {"call_ms": self.call_ms, "latency_ms": self.latency_ms, "calls": self.calls,
+                "call_rounds_ms": self.call_rounds_ms, "latency_runs": len(lat),
+                "latency_min_ms": min(lat) if lat else None, "warmup_ms": self.warmup_ms, "error": self.error}
+
+
+class PerCallTimer:
+    """What a user feels of one side: `sync(result)` waits for a result (wgprim: reads
+    4 bytes of it; CUDA: the device's synchronize), `first(result)` reads its first
+    element to the host. Results are dropped as soon as the next call is made, as a
+    loop over one-shot calls drops them."""
+
+    def __init__(self, call, sync, first, warmup: int = 3):
+        self.call, self.sync, self.first = call, sync, first
+        self.warmup = warmup
+        self.one_ms: float | None = None
+        self.rounds: list[float] = []
+        self.latencies: list[float] = []
+        self.n = 0
+        self.error: str | None = None
+
+    def warm(self) -> float:
+        """A few calls, then the sync: kernels compiled, allocators filled; the wall time
+        per call (what N and the number of latency runs are chosen from)."""
+        start = time.perf_counter()
+        result = None
+        for _ in range(self.warmup):
+            result = self.call()
+        self.sync(result)
+        del result
+        self.one_ms = (time.perf_counter() - start) * 1e3 / self.warmup
+        return self.one_ms
+
+    def choose(self, calls: int = 100, budget_ms: float = 1000.0, least: int = 10) -> int:
+        """N: `calls`, fewer where N calls would take more than `budget_ms` of wall time,
+        never fewer than `least` (nor more than `calls`)."""
+        one = self.one_ms if self.one_ms is not None else self.warm()
+        self.n = int(min(calls, max(least, budget_ms // max(one, 1e-3))))
+        return self.n
+
+    def calls_round(self) -> float:
+        """N calls back to back, results dropped, one sync: the wall time per call."""
+        call, n = self.call, self.n or 1
+        start = time.perf_counter()
+        result = None
+        for _ in range(n):
+            result = call()
+        self.sync(result)
+        ms = (time.perf_counter() - start) * 1e3 / n
+        del result
+        self.rounds.append(ms)
+        return ms
+
+    def latency_run(self) -> float:
+        """One call, then its first element on the host."""
+        start = time.perf_counter()
+        self.first(self.call())
+        ms = (time.perf_counter() - start) * 1e3
+        self.latencies.append(ms)
+        return ms
+
+    def result(self) -> PerCall:
+        return PerCall(float(np.median(self.rounds)) if self.rounds else None,
+                       float(np.median(self.latencies)) if self.latencies else None,
+                       self.n, [float(x) for x in self.rounds], [float(x) for x in self.latencies],
+                       self.one_ms, self.error)
+
+
+def wgprim_per_call(call, warmup: int = 3) -> PerCallTimer:
+    return PerCallTimer(call, wgprim_first, wgprim_first, warmup)
+
+
+def cuda_per_call(lib: str, module, call, warmup: int = 3) -> PerCallTimer:
+    sync = cuda_sync(lib, module)
+    return PerCallTimer(call, lambda _result: sync(), lambda result: cuda_first(result, sync), warmup)
+
+
+def per_call(timers: dict, rounds: int = 3, calls: int = 100, budget_ms: float = 1000.0, least: int = 10,
+             latency_runs: int = 20, least_latency_runs: int = 5) -> dict:
+    """Time every side's one-shot calls, interleaved: each side warmed and its N chosen,
+    then `rounds` rounds of every side's N calls, then the latency runs, one of every
+    side at a time (as many as fit the budget, at least `least_latency_runs`, at most
+    `latency_runs`). A side that raises stops there, the others go on: {name: PerCall},
+    with what it measured before and the error."""
+    live = dict(timers)
+
+    def each(step) -> None:
+        for name, timer in list(live.items()):
+            try:
+                step(timer)
+            except Exception as error:  # e.g. out of memory at this size: that side only
+                timer.error = f"{type(error).__name__}: {error}"
+                del live[name]
+
+    each(lambda t: t.choose(calls, budget_ms, least))
+    one_ms = max([t.one_ms for t in live.values()] + [1e-3])
+    runs = int(min(latency_runs, max(least_latency_runs, budget_ms // one_ms)))
+    for _ in range(rounds):
+        each(lambda t: t.calls_round())
+    for _ in range(runs):
+        each(lambda t: t.latency_run())
+    return {name: timer.result() for name, timer in timers.items()}
 
 
 # -- summaries ------------------------------------------------------------------------------------
