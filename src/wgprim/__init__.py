@@ -32,8 +32,8 @@ def _import_all() -> None:
         from wgprim.device import get_device, list_adapters, use_adapter, use_device
         from wgprim.errors import NoAdapterError, WgprimError
         from wgprim.ops.operators import Monoid
-        from wgprim.ops.reduce import ReducePlan, argmax, argmin, max, min, prod, reduce, sum
-        from wgprim.ops.scan import ScanPlan, cumsum, scan
+        from wgprim.api.reduce import ReducePlan, argmax, argmin, max, min, prod, reduce, sum
+        from wgprim.api.scan import ScanPlan, cumsum, scan
         from wgprim.ops.sort import SortPlan, argsort, sort, sort_pairs
         from wgprim.ops.histogram import bincount, histogram
         from wgprim.ops.select import compact, nonzero, run_length_encode, unique
