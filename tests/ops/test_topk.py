@@ -94,13 +94,14 @@ def test_topk_rows_every_k_shape(length, rng):
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from wgprim.api import topk as topk_api  # noqa: E402
 from wgprim.ops import topk as topk_ops  # noqa: E402
 
 
 def assert_select_1d(x, k, largest, cap=topk_ops.CAP):
     """The 1-D select with a given candidate capacity: a small one forces the passes over
     the whole array (heavy ties), the default takes the candidate path."""
-    v, i = topk_ops._select_1d(wgprim.asarray(x), k, largest, cap)
+    v, i = topk_api._select_1d(wgprim.asarray(x), k, largest, cap)
     idx = reference(x, k, largest)
     np.testing.assert_array_equal(i.numpy(), idx)
     np.testing.assert_array_equal(v.numpy(), x[idx])

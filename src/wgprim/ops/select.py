@@ -251,7 +251,8 @@ def unique(x, return_counts: bool = False, return_inverse: bool = False, **numpy
     one, as numpy's default equal_nan=True). With return_inverse, uint32 indices into the
     unique values with x's shape; with return_counts, uint32 counts. Returns a tuple in
     numpy's order (unique, inverse, counts) when either is asked for."""
-    from wgprim.ops.sort import argsort_with_keys, sort
+    from wgprim.api.sort import sort
+    from wgprim.ops.radix_sort import argsort_with_keys
     from wgprim.ops.unique_dense import unique_dense
 
     numpy_options.refuse("unique", numpy_kw, numpy_options.UNIQUE)
@@ -288,7 +289,7 @@ def _inverse(s: Array, perm: Array, shape) -> Array:
     perm's bits 16 and up (the radix sort's digits 2 and 3, stable), and the scatter then
     writes one 256 KiB window after another (an H200, 2^26 keys: 4.04 ms for the random
     scatter, 1.44 + 0.93 ordered; docs/histogram_select.md)."""
-    from wgprim.ops.sort import _radix
+    from wgprim.ops.radix_sort import radix_sorter
 
     dev, n = s.device, s.size
     program = Program(dev, label="unique inverse")
@@ -300,7 +301,7 @@ def _inverse(s: Array, perm: Array, shape) -> Array:
     windows = tuple(d for d in (2, 3) if (n - 1) >> (8 * d))
     if windows and INVERSE_BY_WINDOWS:
         by_window = flags, Array(program.temp(4 * n), U32, (n,), dev)  # the flags are scanned: reuse
-        _radix(dev, U32, False).record(program, perm, by_window[0], ids, by_window[1], digits=windows)
+        radix_sorter(dev, U32, False).record(program, perm, by_window[0], ids, by_window[1], digits=windows)
         perm, ids = by_window
     _runs_step(program, "scatter_inverse", s.dtype, {6: perm.buffer, 8: ids.buffer, 9: inverse.buffer}, n)
     program.run()
