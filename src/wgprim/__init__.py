@@ -35,8 +35,8 @@ def _import_all() -> None:
         from wgprim.api.reduce import ReducePlan, argmax, argmin, max, min, prod, reduce, sum
         from wgprim.api.scan import ScanPlan, cumsum, scan
         from wgprim.api.sort import SortPlan, argsort, sort, sort_pairs
-        from wgprim.ops.histogram import bincount, histogram
-        from wgprim.ops.select import compact, nonzero, run_length_encode, unique
+        from wgprim.api.histogram import bincount, histogram
+        from wgprim.api.select import compact, nonzero, run_length_encode, unique
         from wgprim.program import batch
         from wgprim.api.segmented import segment_reduce, segment_scan, segment_sort
         from wgprim.api.topk import topk

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 import wgprim
 from wgprim.device import binding_limit
 from wgprim.ops import unique_dense
-from wgprim.ops.select import compact, nonzero, run_length_encode, unique
+from wgprim.api.select import compact, nonzero, run_length_encode, unique
 
 DTYPES = [np.uint32, np.int32, np.float32]
 # 4096 elements per tile; 4096 tiles make the scan of tile counts take two levels
