@@ -15,7 +15,7 @@ from wgprim.ops.common import as_input
 from wgprim.ops.segmented import (SORT_KEY_DTYPES, VALUES_CARRIED, VALUES_POSITION, SegmentSorter, _copy, sort_rows,
                                   tile_size)
 from wgprim.ops.topk import CAP, U32, record_select, select_rows
-from wgprim.program import Program
+from wgprim.program import Program, queued
 
 
 def _check_k(k, n: int) -> int:
@@ -43,7 +43,10 @@ def _select_1d(keys: Array, k: int, largest: bool, cap: int = CAP) -> tuple[Arra
     p.run()
     by_index, keys_by_index = sort_pairs(chosen_index, chosen_keys)  # lower index first among ties
     values, indices = sort_pairs(keys_by_index, by_index, descending=largest)
-    p.release()
+    if queued(p):  # waiting in a batch: the batch gives the pairs back once it has submitted them
+        p.transient = True
+    else:
+        p.release()
     return values, indices
 
 

@@ -40,16 +40,13 @@ VALUES_NONE, VALUES_GATHER, VALUES_POSITION, VALUES_CARRIED = 0, 1, 2, 3
 
 def _copy(device, src: Array, dst: Array, src_start: int = 0, dst_start: int = 0, count: int | None = None) -> None:
     """dst[dst_start:dst_start+count] = src[src_start:...] on the GPU (after queued work)."""
-    from wgprim.program import flush_batch
-
     count = src.size if count is None else count
     if count <= 0:
         return
-    flush_batch(device)
     size = src.itemsize
-    encoder = device.device.create_command_encoder()
-    encoder.copy_buffer_to_buffer(src.buffer, src_start * size, dst.buffer, dst_start * size, count * size)
-    device.device.queue.submit([encoder.finish()])
+    program = Program(device, label="segment copy")
+    program.copy(src.buffer, src_start * size, dst.buffer, dst_start * size, count * size)
+    program.run()
 
 
 def _upload_u32(device, values: np.ndarray) -> Array:
