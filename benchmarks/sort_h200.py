@@ -23,7 +23,7 @@ import numpy as np
 import wgprim
 from wgprim.array import asarray
 from wgprim.ops import radix_sort
-from wgprim.ops.sort import SortPlan, argsort, sort, sort_pairs
+from wgprim.api.sort import SortPlan, argsort, sort, sort_pairs
 from wgprim.program import profile
 
 DEFAULTS = dict(USE_ONESWEEP=radix_sort.USE_ONESWEEP, MATCH_ITEMS=radix_sort.MATCH_ITEMS,

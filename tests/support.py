@@ -95,7 +95,7 @@ def force_ranking_path(path: str, monkeypatch):
 
     from wgprim.device import get_device
     from wgprim.ops import radix_sort
-    from wgprim.ops.sort import _radix
+    from wgprim.ops.radix_sort import radix_sorter as _radix
 
     if path == "no-subgroups":
         monkeypatch.setenv("WGPRIM_NO_SUBGROUPS", "1")

@@ -91,7 +91,7 @@ def test_profile_with_copies_reports_each_dispatch(device):
 
 def test_sort_profile_labels_come_from_scopes(device):
     # the radix sort names its scan steps with a scope (no relabelling after recording)
-    from wgprim.ops.sort import SortPlan
+    from wgprim.api.sort import SortPlan
 
     plan = SortPlan(50_000, np.uint32)
     keys = np.random.default_rng(5).integers(0, 2**32, 50_000, dtype=np.uint64).astype(np.uint32)

@@ -33,14 +33,14 @@ def _import_all() -> None:
         from wgprim.device import get_device, list_adapters, use_adapter, use_device
         from wgprim.errors import NoAdapterError, WgprimError
         from wgprim.ops.operators import Monoid
-        from wgprim.ops.reduce import ReducePlan, argmax, argmin, max, min, prod, reduce, sum
-        from wgprim.ops.scan import ScanPlan, cumsum, scan
-        from wgprim.ops.sort import SortPlan, argsort, sort, sort_pairs
-        from wgprim.ops.histogram import bincount, histogram
-        from wgprim.ops.select import compact, nonzero, run_length_encode, unique
+        from wgprim.api.reduce import ReducePlan, argmax, argmin, max, min, prod, reduce, sum
+        from wgprim.api.scan import ScanPlan, cumsum, scan
+        from wgprim.api.sort import SortPlan, argsort, sort, sort_pairs
+        from wgprim.api.histogram import bincount, histogram
+        from wgprim.api.select import compact, nonzero, run_length_encode, unique
         from wgprim.program import batch
-        from wgprim.ops.segmented import segment_reduce, segment_scan, segment_sort
-        from wgprim.ops.topk import topk
+        from wgprim.api.segmented import segment_reduce, segment_scan, segment_sort
+        from wgprim.api.topk import topk
     finally:
         _loading_thread = None
     globals().update({name: value for name, value in locals().items() if name in __all__})

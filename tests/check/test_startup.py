@@ -152,10 +152,12 @@ def _modules():
     import pkgutil
 
     import wgprim
+    import wgprim.api
     import wgprim.ops
 
     names = [f"wgprim.{m.name}" for m in pkgutil.iter_modules(wgprim.__path__) if m.name not in ("__main__", "dask")]
     names += [f"wgprim.ops.{m.name}" for m in pkgutil.iter_modules(wgprim.ops.__path__)]
+    names += [f"wgprim.api.{m.name}" for m in pkgutil.iter_modules(wgprim.api.__path__)]
     return sorted(names)
 
 

@@ -16,7 +16,8 @@ import wgprim
 from wgprim.device import binding_limit
 from wgprim.ops import chained_scan as cs
 from wgprim.ops.operators import identity_value
-from wgprim.ops.scan import ScanPlan, cumsum_error_bound
+from wgprim.api.scan import ScanPlan
+from wgprim.ops.scan import cumsum_error_bound
 
 from support import AWKWARD_SIZES, block_scan_path, informative, random_values
 

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from wgprim.device import binding_limit
-from wgprim.ops.histogram import bincount, histogram
+from wgprim.api.histogram import bincount, histogram
 
 DTYPES = [np.uint32, np.int32, np.float32]
 SIZES = [0, 1, 255, 256, 257, 1023, 1025, 4097, 65537, 300_001]

@@ -5,7 +5,8 @@ from hypothesis import given, settings, strategies as st
 
 import wgprim
 from wgprim.device import binding_limit
-from wgprim.ops.reduce import ReducePlan, prod_error_bound, sum_error_bound
+from wgprim.api.reduce import ReducePlan
+from wgprim.ops.reduce import prod_error_bound, sum_error_bound
 
 from support import AWKWARD_SIZES, informative, random_values
 

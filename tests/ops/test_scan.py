@@ -6,7 +6,8 @@ from hypothesis import given, settings, strategies as st
 
 import wgprim
 from wgprim.device import binding_limit
-from wgprim.ops.scan import ScanPlan, cumsum_error_bound
+from wgprim.api.scan import ScanPlan
+from wgprim.ops.scan import cumsum_error_bound
 
 from support import AWKWARD_SIZES, block_scan_path, informative, random_values
 

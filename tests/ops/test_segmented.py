@@ -135,7 +135,7 @@ def test_non_commutative_scan_keeps_order_in_pieces_and_columns(rng):
 # ---- the segmented radix sort (segments longer than one bitonic tile) ------------------
 from wgprim.device import get_device  # noqa: E402
 from wgprim.ops import radix_sort, segmented  # noqa: E402
-from wgprim.ops.sort import _radix  # noqa: E402
+from wgprim.ops.radix_sort import radix_sorter as _radix  # noqa: E402
 
 
 @pytest.fixture(params=["match", "splits", "no-subgroups"])

@@ -7,19 +7,19 @@ from hypothesis import strategies as st
 import wgprim
 from wgprim.device import binding_limit
 from wgprim.ops import unique_dense
-from wgprim.ops.select import compact, nonzero, run_length_encode, unique
+from wgprim.api.select import compact, nonzero, run_length_encode, unique
 
 DTYPES = [np.uint32, np.int32, np.float32]
 # 4096 elements per tile; 4096 tiles make the scan of tile counts take two levels
 SIZES = [0, 1, 3, 4, 5, 255, 256, 257, 4095, 4096, 4097, 65535, 65537, 300_001]
 
 try:
-    import wgprim.ops.sort  # noqa: F401
+    import wgprim.api.sort  # noqa: F401
 
     HAVE_SORT = True
 except ImportError:
     HAVE_SORT = False
-needs_sort = pytest.mark.skipif(not HAVE_SORT, reason="wgprim.ops.sort is not available yet")
+needs_sort = pytest.mark.skipif(not HAVE_SORT, reason="wgprim.api.sort is not available yet")
 
 
 def values(n, dtype, seed=0):
@@ -162,7 +162,7 @@ def test_hypothesis_rle(items):
     np.testing.assert_array_equal(c.numpy(), want_c)
 
 
-# -- unique (needs wgprim.ops.sort) --------------------------------------------------
+# -- unique (needs wgprim.api.sort) --------------------------------------------------
 def check_unique(x):
     got = unique(x, return_inverse=True, return_counts=True)
     want = np.unique(x, return_inverse=True, return_counts=True)

@@ -10,7 +10,8 @@ from hypothesis.extra import numpy as hnp
 from wgprim.array import asarray
 from wgprim.device import binding_limit, get_device
 from wgprim.ops import radix_sort
-from wgprim.ops.sort import SortPlan, _radix, argsort, sort, sort_pairs
+from wgprim.api.sort import SortPlan, argsort, sort, sort_pairs
+from wgprim.ops.radix_sort import radix_sorter as _radix
 
 from support import force_ranking_path
 

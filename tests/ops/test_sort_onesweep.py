@@ -12,7 +12,8 @@ import pytest
 from wgprim.array import asarray
 from wgprim.device import binding_limit, get_device
 from wgprim.ops import radix_sort, unique_dense
-from wgprim.ops.sort import SortPlan, _radix, argsort, sort, sort_pairs
+from wgprim.api.sort import SortPlan, argsort, sort, sort_pairs
+from wgprim.ops.radix_sort import radix_sorter as _radix
 from wgprim.program import profile
 
 from support import force_ranking_path, run_on_gl
@@ -176,7 +177,8 @@ def test_gl_backend_subprocess():
         import numpy as np
         from wgprim.device import get_device
         from wgprim.ops import radix_sort
-        from wgprim.ops.sort import argsort, sort, sort_pairs, _radix
+        from wgprim.api.sort import argsort, sort, sort_pairs
+        from wgprim.ops.radix_sort import radix_sorter as _radix
         radix_sort.USE_ONESWEEP = True  # keys alone too
         rng = np.random.default_rng(6)
         ran = 0

@@ -49,6 +49,23 @@ def test_candidates_beyond_one_workgroup(rng):
     assert_topk(x, n)
 
 
+@pytest.mark.parametrize("shape", [(6000,), (2, 6000)], ids=str)
+def test_candidates_beyond_one_workgroup_inside_a_batch(shape, rng):
+    """More chosen than one workgroup sorts (they go through sort_pairs), 1-D and long rows,
+    inside wgprim.batch() and followed there by another call: the chosen pairs stay the
+    selection's until the batch has run (the next call must not take their buffers)."""
+    x = rng.standard_normal(shape).astype(np.float32)
+    z = rng.standard_normal(777).astype(np.float32)
+    k = tile_size(wgprim.get_device()) + 452
+    with wgprim.batch():
+        v, i = wgprim.topk(x, k)
+        small, _ = wgprim.topk(z, 5)
+    idx = reference(x, k, True)
+    np.testing.assert_array_equal(i.numpy(), idx)
+    np.testing.assert_array_equal(v.numpy(), np.take_along_axis(x, idx, -1))
+    np.testing.assert_array_equal(small.numpy(), np.sort(z)[::-1][:5])
+
+
 @pytest.mark.parametrize("shape,k", [((50, 256), 16), ((7, 3, 33), 5), ((3, 5000), 16), ((4, 1), 1)], ids=str)
 def test_topk_rows(shape, k, rng):
     x = rng.integers(0, 20, shape).astype(np.float32)
@@ -94,13 +111,14 @@ def test_topk_rows_every_k_shape(length, rng):
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from wgprim.api import topk as topk_api  # noqa: E402
 from wgprim.ops import topk as topk_ops  # noqa: E402
 
 
 def assert_select_1d(x, k, largest, cap=topk_ops.CAP):
     """The 1-D select with a given candidate capacity: a small one forces the passes over
     the whole array (heavy ties), the default takes the candidate path."""
-    v, i = topk_ops._select_1d(wgprim.asarray(x), k, largest, cap)
+    v, i = topk_api._select_1d(wgprim.asarray(x), k, largest, cap)
     idx = reference(x, k, largest)
     np.testing.assert_array_equal(i.numpy(), idx)
     np.testing.assert_array_equal(v.numpy(), x[idx])

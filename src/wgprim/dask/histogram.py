@@ -7,8 +7,8 @@ from functools import partial
 import numpy as np
 
 import wgprim
+from wgprim.api.histogram import SUPPORTED_BINS
 from wgprim.dask._chunk import I32, U32, as_dask, blocks_1d, on_gpu, tree_merge, upload
-from wgprim.ops.histogram import SUPPORTED_BINS
 
 
 @on_gpu

@@ -15,6 +15,8 @@ Segments given by CSR offsets use the rows kernel with the offsets bound.
 
 Results follow numpy's shapes (keepdims included) and wgprim's dtype rules (those of the
 flat reductions: sums keep the input dtype and wrap modulo 2^32; argmin/argmax give u32).
+The front doors (the axis= forms of reduce and scan, segment_reduce and segment_scan) are
+in api/reduce.py, api/scan.py and api/segmented.py.
 """
 from __future__ import annotations
 
@@ -22,9 +24,9 @@ import builtins
 
 import numpy as np
 
-from wgprim.array import Array, asarray, empty
+from wgprim.array import Array, empty
 from wgprim.ops import operators
-from wgprim.program import Program, get_pipeline
+from wgprim.program import Program, get_pipeline, lookup
 
 WG = 256
 ROW_MIN = 64  # shortest row worth a whole workgroup
@@ -124,33 +126,9 @@ class AxisReducer:
         p.dispatch("reduce row partials", self._pipe("combine_columns"), {0: params2, 3: partials, 4: out.buffer}, groups2)
 
 
-def _empty_reduction(op, dt, name, shape) -> Array:
-    if name in ("min", "max") or name in operators.ARG_OPS:
-        raise ValueError(f"{name} along an axis of length 0 is undefined (numpy raises too)")
-    return asarray(np.full(shape, operators.identity_value(op, dt), dtype=dt))
-
-
-def reduce_axis(arr: Array, op, axis, keepdims: bool) -> Array:
-    """Reduce `arr` (an Array) along `axis` (an int; negative counts from the end)."""
-    dt = arr.dtype
-    name, _ = operators.resolve(op, dt)
-    axis = normalize_axis(axis, builtins.max(arr.ndim, 1)) if arr.ndim else normalize_axis(axis, 1)
-    shape = arr.shape if arr.ndim else (1,)
-    outer, length, inner = split_shape(shape, axis)
-    out_shape = result_shape(shape, axis, keepdims) if arr.ndim else ()
-    rdt = operators.result_dtype(op, dt)
-    if outer * inner == 0:
-        if length == 0 and (name in ("min", "max") or name in operators.ARG_OPS):
-            raise ValueError(f"{name} along an axis of length 0 is undefined (numpy raises too)")
-        return empty(out_shape, rdt, arr.device)
-    if length == 0:
-        return _empty_reduction(op, dt, name, out_shape)
-    _check_binding(arr)
-    out = empty(out_shape, rdt, arr.device)
-    program = Program(arr.device, label=f"reduce {name} along axis {axis}")
-    AxisReducer(arr.device, dt, op).record_view(program, arr, out, outer, length, inner)
-    program.run()
-    return out
+def axis_reducer(device, dt: np.dtype, op) -> AxisReducer:
+    """The AxisReducer of (dt, op) on `device`, looked up (program.lookup)."""
+    return lookup(device, ("axis reduce", dt, operators.key(op)), lambda: AxisReducer(device, dt, op))
 
 
 class AxisScanner:
@@ -229,47 +207,17 @@ class AxisScanner:
         self._rows(p, "scan rows", "scan_rows", src, dst, pieces, exclusive, 0, edges_gpu, prefix=prefix.buffer)
 
 
+def axis_scanner(device, dt: np.dtype, op) -> AxisScanner:
+    """The AxisScanner of (dt, op) on `device`, looked up (program.lookup)."""
+    return lookup(device, ("axis scan", dt, operators.key(op)), lambda: AxisScanner(device, dt, op))
+
+
 def _upload_temp(p: Program, values: np.ndarray):
     """A temporary u32 buffer of the Program holding `values` (written before it runs)."""
     data = np.ascontiguousarray(values, dtype=np.uint32)
     buffer = p.temp(data.nbytes)
     p.write(buffer, data)
     return buffer
-
-
-def scan_axis(arr: Array, op, axis, exclusive: bool) -> Array:
-    """Scan `arr` along `axis`; the result has arr's shape."""
-    axis = normalize_axis(axis, builtins.max(arr.ndim, 1))
-    shape = arr.shape if arr.ndim else (1,)
-    outer, length, inner = split_shape(shape, axis)
-    scanner = AxisScanner(arr.device, arr.dtype, op)
-    out = empty(arr.shape, arr.dtype, arr.device)
-    if arr.size == 0:
-        return out
-    _check_binding(arr)
-    program = Program(arr.device, label=f"scan along axis {axis}")
-    scanner.record_view(program, arr, out, outer, length, inner, exclusive)
-    program.run()
-    return out
-
-
-def reduce_entry(x, op, axis, keepdims: bool) -> Array:
-    """The `axis=`/`keepdims=` form of wgprim.reduce and its named reductions."""
-    from wgprim.ops.common import as_input
-    from wgprim.ops.reduce import reduce
-
-    arr = as_input(x, operators.NUMERIC)
-    if axis is None:  # every element, with keepdims: a (1, 1, ...) result as numpy
-        flat = reduce(arr, op)
-        return flat.reshape((1,) * arr.ndim) if keepdims else flat
-    return reduce_axis(arr, op, axis, bool(keepdims))
-
-
-def scan_entry(x, op, axis, exclusive: bool) -> Array:
-    """The `axis=` form of wgprim.scan and cumsum."""
-    from wgprim.ops.common import as_input
-
-    return scan_axis(as_input(x, operators.NUMERIC), op, axis, bool(exclusive))
 
 
 def move_axis(arr: Array, axis: int, back: bool = False, shape: tuple | None = None) -> Array:

@@ -20,7 +20,7 @@ import numpy as np
 from wgprim.array import Array
 from wgprim.device import Device
 from wgprim.ops.radix_sort import DESCENDING, KIND
-from wgprim.program import Program, get_pipeline, kernel_source
+from wgprim.program import Program, get_pipeline, kernel_source, lookup
 
 WG = 256
 LOAD_INPUT, STORE_OUTPUT = 1, 2
@@ -80,3 +80,10 @@ class BitonicSorter:
             p.dispatch("bitonic local", self.pipe_local,
                        {0: params, 1: keys.buffer, 2: work, 3: out.buffer if last else unused}, tiles)
             k *= 2
+
+
+def bitonic_sorter(device: Device, dtype, descending: bool = False) -> BitonicSorter:
+    """The BitonicSorter of (dtype, direction) on `device`, looked up (program.lookup); its
+    tile depends on the device's workgroup memory."""
+    key = ("bitonic", np.dtype(dtype), bool(descending), device.max_workgroup_storage)
+    return lookup(device, key, lambda: BitonicSorter(device, dtype, descending))

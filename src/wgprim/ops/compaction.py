@@ -16,7 +16,8 @@ from wgprim.array import Array, empty, zeros
 from wgprim.ops.chained_scan import (SPIN_BUDGET, Fault, lookback_constants, lookback_preamble,
                                      reset_states, window_fragment)
 from wgprim.ops import block_scan
-from wgprim.ops.common import chunks
+from wgprim.ops.common import as_input, chunks
+from wgprim.ops.select import _as_mask, _gather_outputs
 from wgprim.program import Program, consecutive_subgroups, get_pipeline
 
 U32 = np.dtype(np.uint32)
@@ -81,9 +82,6 @@ def compact_program(x: Array | None, mask: Array, *, spin_budget: int = SPIN_BUD
 def compact_single_pass(x, mask, **options):
     """x[mask] (x None: flatnonzero(mask)) through the single pass with `options`
     (spin_budget, fault); returns (result Array, look-back statistics), for tests."""
-    from wgprim.ops.common import as_input
-    from wgprim.ops.select import _as_mask, _gather_outputs
-
     m = _as_mask(mask).ravel()
     arr = None if x is None else as_input(x).ravel()
     dt = U32 if arr is None else arr.dtype

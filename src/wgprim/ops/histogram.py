@@ -1,4 +1,5 @@
-"""Histograms: histogram(x, bins, range, weights) and bincount(x, weights, minlength).
+"""Histograms: the building block of histogram(x, bins, range, weights) and bincount(x,
+weights, minlength) (their front doors are in api/histogram.py).
 
 One dispatch per binding-sized chunk of the input (kernels/histogram.wgsl): each
 workgroup fills a private histogram in workgroup memory, then adds its non-empty bins
@@ -22,10 +23,10 @@ import math
 
 import numpy as np
 
-from wgprim.array import Array, asarray, empty, zeros
+from wgprim.array import Array, asarray
 from wgprim.device import Device
 from wgprim.ops import order_key
-from wgprim.ops.common import as_input, chunks
+from wgprim.ops.common import chunks
 from wgprim.program import Program, get_pipeline
 
 U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
@@ -235,112 +236,3 @@ def _guide(thresholds: np.ndarray, first: float, last: float, nbins: int) -> np.
     bounds = first + width * (np.arange(cells + 1) / cells)
     bins = np.searchsorted(thresholds.astype(np.float64), bounds, side="right") - 1
     return np.clip(bins, 0, len(thresholds) - 1).astype(np.uint32)
-
-
-def _data_range(x: Array):
-    """numpy's range=None: the data's min and max (scalars of the data's dtype)."""
-    from wgprim.ops.atomic_minmax import atomic_min_max
-
-    mn, mx = atomic_min_max(x).numpy()
-    return mn, mx
-
-
-# -- public API ------------------------------------------------------------------------
-def _as_weights(weights, x: Array) -> Array | None:
-    if weights is None:
-        return None
-    w = as_input(weights, DATA_TYPES)
-    if w.size != x.size:
-        raise ValueError(f"weights should have the same shape as x: {w.shape} vs {x.shape}")
-    return w.ravel()
-
-
-SUPPORTED_BINS = "bins must be a number of bins or a monotonic sequence of edges"
-
-
-def histogram(x, bins=10, range=None, weights=None, *, density=None):
-    """numpy.histogram: `bins` a count or monotonic edges; `range` (lo, hi) or None for the
-    data's min/max; values outside the range (and NaN) are ignored; the last bin is closed.
-    Returns (hist, bin_edges): hist an Array (uint32 counts, or the weights' dtype) and
-    bin_edges numpy's own edges (a numpy array). numpy's bin-estimator names (bins="auto",
-    "fd", ...) and density=True raise NotImplementedError."""
-    if isinstance(bins, str):
-        raise NotImplementedError(f"bins={bins!r} (a bin estimator) is not supported: {SUPPORTED_BINS}")
-    if density:
-        raise NotImplementedError("density=True is not supported: histogram returns counts (or sums of "
-                                  "weights); divide by their total and the bin widths (np.diff(edges))")
-    arr = as_input(x, DATA_TYPES).ravel()
-    w = _as_weights(weights, arr)
-    dt = arr.dtype
-    if np.ndim(bins) == 0 and range is None and arr.size:
-        range = _data_range(arr)
-        if not (np.isfinite(range[0]) and np.isfinite(range[1])):
-            raise ValueError(f"autodetected range of [{range[0]}, {range[1]}] is not finite")
-    edges = np.histogram_bin_edges(np.zeros(0, dt), bins=bins, range=range)
-    nbins = max(len(edges) - 1, 0)  # no edges at all: no bins (numpy returns empty arrays)
-    out_dt = U32 if w is None else w.dtype
-    hist = zeros((nbins,), out_dt, arr.device)  # the kernels add into it
-    limits = _thresholds(edges, dt) if nbins else None
-    if arr.size == 0 or nbins == 0 or limits is None:
-        return hist, edges
-    lo, hi, interior = limits
-    # The estimate is only a first guess, checked against the bin's own edges, so it
-    # serves explicit edges too when they are evenly spaced (np.linspace edges).
-    uniform = np.ndim(bins) == 0 or _evenly_spaced(edges)
-    first, last = float(edges[0]), float(edges[-1])
-    # thresholds[0] = lo, then the interior edges
-    thresholds = np.concatenate([np.array([lo], dt), interior])
-    if _needs_windows(arr.device, nbins, len(thresholds)):
-        program = Program(arr.device, label="histogram")
-        _record_windows(program, arr, w, len(thresholds), lambda b0, b1: thresholds[b0:b1], hi, hist)
-        program.run()
-        return hist, edges
-    guide = None if uniform else _guide(thresholds, first, last, nbins)
-    cells = 0 if guide is None else len(guide) - 1
-    # estimate units (bins or guide cells) per unit of value; capped so that a tiny range
-    # does not overflow f32
-    units = nbins if uniform else cells
-    scale = min(units / (last - first), 3e38) if units and last > first else 0.0
-    if guide is not None and 4 * (len(thresholds) + len(guide)) > arr.device.max_binding_bytes:
-        guide, cells = None, 0  # the search alone (the guide is only a shortcut)
-    if guide is not None:
-        thresholds = np.concatenate([thresholds, guide.view(dt)])
-    program = Program(arr.device, label="histogram")
-    _record(program, arr, w, asarray(thresholds), hist, nbins, MODE_UNIFORM if uniform else MODE_SEARCH,
-            m=len(interior), lo=lo, hi=hi, scale=scale, first=first, cells=cells)
-    program.run()
-    return hist, edges
-
-
-def bincount(x, weights=None, minlength: int = 0) -> Array:
-    """numpy.bincount for non-negative uint32/int32 values: counts (uint32) of each value
-    0..max(x), at least `minlength` bins; with weights, their sums (weights' dtype)."""
-    arr = as_input(x, (U32, I32))
-    if arr.ndim != 1:
-        raise ValueError(f"bincount takes a 1-D array (as numpy), got shape {arr.shape}")
-    w = _as_weights(weights, arr)
-    minlength = int(minlength)
-    if minlength < 0:
-        raise ValueError("'minlength' must not be negative")
-    if arr.size:
-        mn, mx = _data_range(arr)
-        if int(mn) < 0:
-            raise ValueError("'list' argument must have no negative elements")
-        nbins = max(int(mx) + 1, minlength)
-    else:
-        nbins = minlength
-    out_dt = U32 if w is None else w.dtype
-    hist = zeros((nbins,), out_dt, arr.device)  # the kernels add into it
-    if arr.size == 0:
-        return hist
-    program = Program(arr.device, label="bincount")
-    if _needs_windows(arr.device, nbins, 0):
-        # bin b holds the value b: thresholds b0..b1-1 are those values
-        _record_windows(program, arr, w, nbins, lambda b0, b1: np.arange(b0, b1).astype(arr.dtype),
-                        arr.dtype.type(nbins - 1), hist)
-        program.run()
-        return hist
-    dummy = empty((4,), arr.dtype, arr.device)  # MODE_DIRECT never reads thresholds
-    _record(program, arr, w, dummy, hist, nbins, MODE_DIRECT)
-    program.run()
-    return hist

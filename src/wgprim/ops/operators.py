@@ -168,7 +168,7 @@ def resolve(op, dt: np.dtype, for_scan: bool = False) -> tuple[str, object]:
         op.validate(dt)
         return op.name, op
     if not isinstance(op, str):
-        raise TypeError(f"op must be an operator name or a wgprim.Monoid, not {type(op).__name__}")
+        raise _not_an_operator(op)
     if op in ARG_OPS and not for_scan:
         if dt not in NUMERIC:
             raise TypeError(f"{op} takes uint32, int32, float32 or float16 arrays, not {dt}")
@@ -181,6 +181,22 @@ def resolve(op, dt: np.dtype, for_scan: bool = False) -> tuple[str, object]:
         raise TypeError(f"{op} takes {', '.join(str(d) for d in dtypes)} arrays, not {dt}")
     expr = float_expr if dt.kind == "f" else int_expr
     return op, Monoid(expr, identity(dt), name=op)
+
+
+def _not_an_operator(op) -> TypeError:
+    return TypeError(f"op must be an operator name or a wgprim.Monoid, not {type(op).__name__}")
+
+
+def key(op) -> tuple:
+    """`op` (a name or a Monoid) as a hashable key that tells operators apart exactly, for
+    the lookups of what is built for one (program.lookup): a Monoid by its expression, name
+    and identity as written (Monoid equality takes 0.0 and -0.0, two different identities
+    of a float sum, for one). TypeError, as resolve gives, for anything else."""
+    if isinstance(op, Monoid):
+        return ("monoid", op.combine, op.name, type(op.identity).__name__, repr(op.identity))
+    if isinstance(op, str):
+        return ("builtin", op)
+    raise _not_an_operator(op)
 
 
 def _keyed_preamble(head: str, name: str, dt: np.dtype) -> str:

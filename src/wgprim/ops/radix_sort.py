@@ -20,18 +20,19 @@ and back by the last one.
 Passes whose digit is equal in every key change nothing and can be skipped. Knowing
 which ones needs the keys: `probe()` runs one read-only dispatch (OR and AND of all
 transformed keys) and reads 8 bytes back, which costs one sync with the GPU; the
-one-shot functions of ops/sort.py do it for inputs of more than one tile.
+one-shot sorts (record_one_shot, for api/sort.py and argsort_with_keys) do it for inputs of
+more than one tile.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from wgprim.array import Array
+from wgprim.array import Array, empty
 from wgprim.device import Device
 from wgprim.ops import block_scan
 from wgprim.ops import scan
 from wgprim.ops.common import Chunk, chunks
-from wgprim.program import Program, active_batch, get_pipeline, kernel_source, view
+from wgprim.program import Program, active_batch, consecutive_subgroups, get_pipeline, kernel_source, lookup, view
 
 WG = 256
 # Match path (kernels/radix_scatter_match.wgsl): keys per invocation (4, 8, ... or 24;
@@ -109,6 +110,7 @@ HIST_TILES = 16
 ONESWEEP_CLAIM = True
 PARAMS_WORDS = 20  # the Params uniform of kernels/radix_sort.wgsl
 
+U32 = np.dtype(np.uint32)
 KIND = {np.dtype(np.uint32): 0, np.dtype(np.int32): 1, np.dtype(np.float32): 2}
 DESCENDING = 4
 TRANSFORM_IN, TRANSFORM_OUT, INDEX_VALUES, CLAIM_TILES = 1, 2, 4, 8
@@ -199,8 +201,8 @@ def subgroups_per_workgroup(device: Device) -> int:
 
 
 def config_key() -> tuple:
-    """The module settings a RadixSorter's pipelines depend on (ops/sort.py caches sorters
-    by them)."""
+    """The module settings a RadixSorter's pipelines depend on (radix_sorter looks sorters
+    up by them)."""
     return (USE_MATCH, MATCH_ITEMS, MATCH_WG, MATCH_SHUFFLE, OFFSETS_BY_TILE, MATCH_RANK, SCAN_METHOD, ONESWEEP_LOOKBACK,
             ONESWEEP_EARLY, ONESWEEP_LOOK_AHEAD)
 
@@ -582,3 +584,41 @@ class RadixSorter:
             else:
                 p.dispatch("radix scatter", self.pipe("radix_scatter_segments_keys", flags), bindings, tiles)
             src_k = key_bufs[dst]
+
+
+def radix_sorter(device: Device, dtype, descending: bool) -> RadixSorter:
+    """The RadixSorter of (dtype, direction) on `device`, looked up (program.lookup) by what
+    its pipelines depend on: the device's subgroups (and their block-scan path), its
+    workgroup memory and the module settings (config_key)."""
+    key = (("radix", np.dtype(dtype), bool(descending), device.has_subgroups, consecutive_subgroups(device),
+            device.max_workgroup_storage) + config_key())
+    return lookup(device, key, lambda: RadixSorter(device, dtype, descending))
+
+
+def record_one_shot(program: Program, sorter: RadixSorter, keys: Array, keys_out: Array, vals_in=None,
+                    vals_out=None, index_values: bool = False) -> None:
+    """A one-shot radix sort into `program`, the passes chosen by a probe of the keys (for a
+    single tile every pass is one small dispatch chain: not worth a sync). The probe makes
+    the multi-pass sort's first count in the same read of the keys (at 2^26 keys on an H200
+    the probe alone took 0.088 ms, a count 0.15)."""
+    temps = {k: program.temp(v) for k, v in sorter.temp_bytes(keys.size, vals_out is not None).items() if v}
+    digits, counted = ALL_DIGITS, False
+    if keys.size > sorter.tile:
+        digits, counted = sorter.probe_counting(keys, temps.get("counts"))
+    sorter.record(program, keys, keys_out, vals_in, vals_out, index_values=index_values, digits=digits,
+                  temps=temps, first_counted=counted)
+
+
+def argsort_with_keys(k: Array, descending: bool = False, keep_keys: bool = False) -> tuple[Array, Array | None]:
+    """(indices, sorted keys or None) of the 1-D Array k: the keys come out of the same
+    passes (the sort moves them along with the indices), kept when asked for."""
+    idx = empty((k.size,), U32, k.device)
+    if k.size == 0:
+        return idx, (empty((0,), k.dtype, k.device) if keep_keys else None)
+    sorter = radix_sorter(k.device, k.dtype, descending)
+    program = Program(k.device, label="argsort")
+    keys_out = empty((k.size,), k.dtype, k.device) if keep_keys else \
+        Array(program.temp(4 * k.size), k.dtype, (k.size,), k.device)
+    record_one_shot(program, sorter, k, keys_out, None, idx, index_values=True)
+    program.run()
+    return idx, (keys_out if keep_keys else None)

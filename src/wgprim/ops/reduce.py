@@ -1,4 +1,5 @@
-"""Reductions: sum, prod, min, max, argmin, argmax, bitwise and/or/xor, user monoids.
+"""Reductions: sum, prod, min, max, argmin, argmax, bitwise and/or/xor, user monoids (the
+building block; the front doors are in api/reduce.py).
 
 Structure (each arrow a dispatch boundary, the only global sync):
   reduce_tiles: each workgroup reduces consecutive tiles to one partial
@@ -17,11 +18,10 @@ import builtins
 
 import numpy as np
 
-from wgprim.array import Array, asarray, check_dtype, empty
-from wgprim.device import get_device
-from wgprim.ops import block_scan, numpy_options, operators
-from wgprim.ops.common import as_input, check_out, chunks
-from wgprim.program import Plan, Program, get_pipeline
+from wgprim.array import Array
+from wgprim.ops import block_scan, operators
+from wgprim.ops.common import chunks
+from wgprim.program import Program, get_pipeline, lookup
 
 WG = 256
 TILE = WG * 4 * 4  # elements per tile: WG invocations x 4 vec4 loads
@@ -95,107 +95,8 @@ class ReduceRecorder:
         return [self.partial_count * self.acc_bytes, builtins.max(1, -(-self.partial_count // PARTIALS_PER_GROUP)) * self.acc_bytes]
 
 
-def _empty_result(op, dt: np.dtype, name: str) -> Array:
-    if name in ("min", "max") or name in operators.ARG_OPS:
-        raise ValueError(f"{name} of an empty array is undefined (numpy raises too)")
-    return asarray(operators.identity_value(op, dt))
-
-
-def reduce(x, op="sum", axis=None, *, keepdims: bool = False) -> Array:
-    """Reduce every element of `x` with `op`: a built-in name (sum, prod, min, max, argmin,
-    argmax, bitwise_and, bitwise_or, bitwise_xor) or a `wgprim.Monoid`. Returns a 0-d Array;
-    `.item()` gives the Python scalar. `axis=` (int) reduces along one axis, `keepdims=` as
-    numpy (ops/axis.py)."""
-    if axis is not None or keepdims:
-        from wgprim.ops.axis import reduce_entry
-
-        return reduce_entry(x, op, axis, keepdims)
-    arr = as_input(x, operators.NUMERIC)
-    name, _ = operators.resolve(op, arr.dtype)
-    if arr.size == 0:
-        return _empty_result(op, arr.dtype, name)
-    program = Program(arr.device, label=f"reduce {name}")
-    out = empty((), operators.result_dtype(op, arr.dtype), arr.device)
-    ReduceRecorder(arr.device, arr.size, arr.dtype, op).record(program, arr, out)
-    program.run()
-    return out
-
-
-class ReducePlan:
-    """A reduction built once for (n, dtype, op) and run many times with no new pipelines
-    or buffers. The returned Array is the plan's own result buffer for the calling thread,
-    overwritten by that thread's next run (each thread has its own), unless `out=` is
-    given. `profile=True` also returns GPU time per step. Safe to share between threads."""
-
-    def __init__(self, n: int, dtype, op="sum"):
-        device = get_device()
-        self.dtype = check_dtype(dtype, device, operators.NUMERIC)
-        self.n, self.op = int(n), op
-        self.name, _ = operators.resolve(op, self.dtype)
-        if self.n <= 0:
-            raise ValueError("a reduce plan needs n > 0")
-        result_dtype = operators.result_dtype(op, self.dtype)
-        self._plan = Plan(device, f"reduce plan {self.name}", self._record, lambda: empty((), result_dtype, device))
-
-    @property
-    def result(self) -> Array:
-        """The calling thread's result Array (what `plan(x)` returns without `out=`)."""
-        return self._plan.results()
-
-    def _record(self, program: Program, x: Array, out: Array) -> None:
-        ReduceRecorder(program.device, self.n, self.dtype, self.op).record(program, x, out)
-
-    def __call__(self, x, out: Array | None = None, profile: bool = False):
-        arr = as_input(x, operators.NUMERIC)
-        if arr.size != self.n or arr.dtype != self.dtype:
-            raise ValueError(f"plan is for {self.n} elements of {self.dtype}, got {arr.size} of {arr.dtype}")
-        out = check_out(self.result if out is None else out, (), operators.result_dtype(self.op, self.dtype), (arr,))
-        times = self._plan.run(arr, out, profile=profile)
-        return (out, times) if profile else out
-
-
-def sum(x, axis=None, *, keepdims: bool = False, **numpy_kw) -> Array:
-    numpy_options.refuse("sum", numpy_kw, numpy_options.REDUCTION)
-    return reduce(x, "sum", axis, keepdims=keepdims)
-
-
-def prod(x, axis=None, *, keepdims: bool = False, **numpy_kw) -> Array:
-    numpy_options.refuse("prod", numpy_kw, numpy_options.REDUCTION)
-    return reduce(x, "prod", axis, keepdims=keepdims)
-
-
-def _min_max(x, op: str, method: str, axis=None, keepdims: bool = False) -> Array:
-    if axis is not None or keepdims:
-        return reduce(x, op, axis, keepdims=keepdims)
-    if method == "atomic":
-        # One atomicMin/atomicMax per workgroup into a global word, read in the next
-        # dispatch: the legitimate cross-workgroup atomic. Tree stays the default: on an
-        # H200 both read at about the same speed (docs/histogram_select.md).
-        from wgprim.ops.atomic_minmax import atomic_reduce
-
-        return atomic_reduce(x, op)
-    if method != "tree":
-        raise ValueError(f"method must be 'tree' or 'atomic', not {method!r}")
-    return reduce(x, op)
-
-
-def min(x, axis=None, *, keepdims: bool = False, method: str = "tree", **numpy_kw) -> Array:
-    """Smallest element (NaN if any). `method="atomic"`: u32/i32/f32 through global atomics."""
-    numpy_options.refuse("min", numpy_kw, numpy_options.REDUCTION)
-    return _min_max(x, "min", method, axis, keepdims)
-
-
-def max(x, axis=None, *, keepdims: bool = False, method: str = "tree", **numpy_kw) -> Array:
-    """Largest element (NaN if any). `method="atomic"`: u32/i32/f32 through global atomics."""
-    numpy_options.refuse("max", numpy_kw, numpy_options.REDUCTION)
-    return _min_max(x, "max", method, axis, keepdims)
-
-
-def argmin(x, axis=None, *, keepdims: bool = False, **numpy_kw) -> Array:
-    numpy_options.refuse("argmin", numpy_kw, numpy_options.ARG_REDUCTION)
-    return reduce(x, "argmin", axis, keepdims=keepdims)
-
-
-def argmax(x, axis=None, *, keepdims: bool = False, **numpy_kw) -> Array:
-    numpy_options.refuse("argmax", numpy_kw, numpy_options.ARG_REDUCTION)
-    return reduce(x, "argmax", axis, keepdims=keepdims)
+def reduce_recorder(device, n: int, dt: np.dtype, op) -> ReduceRecorder:
+    """The ReduceRecorder of (n, dt, op) on `device`, looked up (program.lookup); its chunks
+    depend on the device's binding limit too."""
+    key = ("reduce", n, dt, operators.key(op), device.max_binding_bytes)
+    return lookup(device, key, lambda: ReduceRecorder(device, n, dt, op))

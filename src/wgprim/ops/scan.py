@@ -1,4 +1,5 @@
-"""Scans: cumsum and scan(x, op, exclusive) for every built-in operator and user monoids.
+"""Scans for every built-in operator and user monoids: the building block of cumsum and
+scan(x, op, exclusive) (their front doors are in api/scan.py).
 
 One level is three dispatches: scan_reduce (one total per tile) -> scan of the tile
 totals -> scan_downsweep (each tile scanned again from its tile's prefix). The scan of
@@ -14,11 +15,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from wgprim.array import Array, check_dtype, empty
-from wgprim.device import Device, get_device
-from wgprim.ops import block_scan, numpy_options, operators
-from wgprim.ops.common import as_input, check_out, chunks
-from wgprim.program import Plan, Program, get_pipeline
+from wgprim.array import Array
+from wgprim.device import Device
+from wgprim.ops import block_scan, chained_scan, operators
+from wgprim.ops.chained_scan import choose_method
+from wgprim.ops.common import chunks
+from wgprim.program import Program, consecutive_subgroups, get_pipeline, lookup
 
 WG = 256
 TILE = WG * 16  # elements per workgroup: 16 consecutive per invocation
@@ -36,8 +38,6 @@ def cumsum_error_bound(abs_prefix_sums, dtype=np.float32, method: str | None = N
     docs/scan.md), on top of at most 96 inside tiles: 96 + t for elements of tile t
     (tiles of 4096 elements, the smallest the single pass uses).
     """
-    from wgprim.ops.chained_scan import choose_method
-
     abs_prefix_sums = np.asarray(abs_prefix_sums)
     eps = float(np.finfo(dtype).eps)
     if choose_method(abs_prefix_sums.size, np.dtype(dtype), method) == "single-pass":
@@ -87,74 +87,15 @@ class ScanRecorder:
 def recorder(device: Device, dt: np.dtype, op, n: int, method: str | None = None):
     """The recorder of `method` ("single-pass", "reduce-then-scan"; None: the default rule
     of ops/chained_scan.py) for n elements."""
-    from wgprim.ops import chained_scan
-
     if chained_scan.choose_method(n, dt, method) == "single-pass":
         return chained_scan.ChainedRecorder(device, dt, op)
     return ScanRecorder(device, dt, op)
 
 
-def scan(x, op="sum", exclusive: bool = False, method: str | None = None, *, axis=None) -> Array:
-    """Inclusive (or exclusive) scan of the flattened `x` with `op`: sum, prod, min, max,
-    bitwise_and, bitwise_or, bitwise_xor, or a `wgprim.Monoid`. Returns a 1-D Array.
-    `method`: "single-pass" (one pass over memory, 32-bit types) or "reduce-then-scan";
-    None picks per size and dtype (ops/chained_scan.py, choose_method).
-    `axis=` (int): scan along that axis, result of x's shape (ops/axis.py)."""
-    if not isinstance(exclusive, (bool, np.bool_)):
-        raise TypeError(f"exclusive must be True or False, not {exclusive!r}")
-    if axis is not None:
-        from wgprim.ops.axis import scan_entry
-
-        return scan_entry(x, op, axis, exclusive)
-    arr = as_input(x, operators.NUMERIC)
-    out = empty((arr.size,), arr.dtype, arr.device)
-    if arr.size == 0:
-        operators.resolve(op, arr.dtype, for_scan=True)
-        from wgprim.ops.chained_scan import choose_method
-        choose_method(0, arr.dtype, method)
-        return out
-    program = Program(arr.device, label="scan")
-    recorder(arr.device, arr.dtype, op, arr.size, method).record(program, arr.ravel(), out, exclusive)
-    program.run()
-    return out
-
-
-def cumsum(x, axis=None, **numpy_kw) -> Array:
-    """Inclusive prefix sum of the flattened `x` (same dtype; integers wrap modulo 2^32),
-    or along `axis`."""
-    numpy_options.refuse("cumsum", numpy_kw, numpy_options.SCAN)
-    return scan(x, "sum", axis=axis)
-
-
-class ScanPlan:
-    """A scan built once for (n, dtype, op, exclusive) and run many times with no new
-    pipelines or buffers. Returns the plan's own output Array for the calling thread
-    (overwritten by that thread's next run; each thread has its own) unless `out=` is
-    given; `profile=True` also returns GPU time per step. Safe to share between threads."""
-
-    def __init__(self, n: int, dtype, op="sum", exclusive: bool = False, method: str | None = None):
-        if not isinstance(exclusive, (bool, np.bool_)):
-            raise TypeError(f"exclusive must be True or False, not {exclusive!r}")
-        device = get_device()
-        self.dtype = check_dtype(dtype, device, operators.NUMERIC)
-        self.n, self.exclusive = int(n), bool(exclusive)
-        if self.n <= 0:
-            raise ValueError("a scan plan needs n > 0")
-        self._recorder = recorder(device, self.dtype, op, self.n, method)
-        self._plan = Plan(device, "scan plan", self._record, lambda: empty((self.n,), self.dtype, device))
-
-    @property
-    def result(self) -> Array:
-        """The calling thread's output Array (what `plan(x)` returns without `out=`)."""
-        return self._plan.results()
-
-    def _record(self, program: Program, x: Array, out: Array) -> None:
-        self._recorder.record(program, x, out, self.exclusive)
-
-    def __call__(self, x, out: Array | None = None, profile: bool = False):
-        arr = as_input(x, operators.NUMERIC)
-        if arr.size != self.n or arr.dtype != self.dtype:
-            raise ValueError(f"plan is for {self.n} elements of {self.dtype}, got {arr.size} of {arr.dtype}")
-        out = check_out(self.result if out is None else out, (self.n,), self.dtype, (arr,))
-        times = self._plan.run(arr.ravel(), out, profile=profile)
-        return (out, times) if profile else out
+def scan_recorder(device: Device, dt: np.dtype, op, n: int, method: str | None = None):
+    """recorder(device, dt, op, n, method), looked up (program.lookup) by the method chosen
+    for n elements, the dtype, the operator, the device's block-scan path and the single
+    pass's rows (chained_scan.STRIPED_ROWS)."""
+    chosen = choose_method(n, dt, method)
+    key = ("scan", chosen, dt, operators.key(op), consecutive_subgroups(device), chained_scan.STRIPED_ROWS)
+    return lookup(device, key, lambda: recorder(device, dt, op, n, chosen))

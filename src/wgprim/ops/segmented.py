@@ -1,6 +1,9 @@
 """Segmented primitives over CSR offsets, as CUB's DeviceSegmented*: segment s is
 x[offsets[s]:offsets[s + 1]]; empty segments are allowed; elements outside every segment
 (before offsets[0] or from offsets[-1] on) are left as they are (copied to the result).
+This module holds the segmented sort's building blocks (SegmentSorter, sort_rows) and the
+copies; the front doors segment_reduce, segment_scan and segment_sort are in
+api/segmented.py, the batched sorts' in api/sort.py and api/topk.py.
 
 - segment_reduce: one workgroup per segment (ops/axis.py, kernels/reduce_axis.wgsl),
   long segments split into pieces whose partials a second dispatch combines.
@@ -25,10 +28,9 @@ from __future__ import annotations
 import numpy as np
 
 from wgprim.array import Array, asarray, empty
-from wgprim.ops import operators
-from wgprim.ops.axis import AxisReducer, AxisScanner, _check_binding
-from wgprim.ops.common import as_input
-from wgprim.program import Program, get_pipeline, kernel_source
+from wgprim.ops.axis import _check_binding
+from wgprim.ops.radix_sort import ALL_DIGITS, DESCENDING, KIND, argsort_with_keys, radix_sorter
+from wgprim.program import Program, get_pipeline
 
 WG = 256
 U32 = np.dtype(np.uint32)
@@ -36,92 +38,19 @@ SORT_KEY_DTYPES = (np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
 VALUES_NONE, VALUES_GATHER, VALUES_POSITION, VALUES_CARRIED = 0, 1, 2, 3
 
 
-def check_offsets(offsets, n: int) -> np.ndarray:
-    """CSR offsets as a host uint32 array, or ValueError/TypeError saying what is wrong."""
-    host = offsets.numpy() if isinstance(offsets, Array) else np.asarray(offsets)
-    if host.dtype.kind not in "iu":
-        raise TypeError(f"offsets must be integers, not {host.dtype}")
-    if host.ndim != 1 or host.size < 1:
-        raise ValueError(f"offsets must be a 1-D array of at least one entry, got shape {host.shape}")
-    wide = host.astype(np.int64)
-    if wide[0] < 0:
-        raise ValueError(f"offsets[0] must be >= 0, got {wide[0]}")
-    steps = np.diff(wide)
-    if np.any(steps < 0):
-        at = int(np.argmax(steps < 0))
-        raise ValueError(f"offsets must not decrease: offsets[{at}] = {wide[at]} > offsets[{at + 1}] = {wide[at + 1]}")
-    if wide[-1] > n:
-        raise ValueError(f"offsets[-1] = {wide[-1]} is past the end of the input ({n} elements)")
-    return wide.astype(np.uint32)
-
-
-def _one_dimensional(x, what: str, allowed) -> Array:
-    arr = as_input(x, allowed)
-    if arr.ndim != 1:
-        raise ValueError(f"{what} must be one-dimensional, got shape {arr.shape}")
-    return arr
-
-
 def _copy(device, src: Array, dst: Array, src_start: int = 0, dst_start: int = 0, count: int | None = None) -> None:
     """dst[dst_start:dst_start+count] = src[src_start:...] on the GPU (after queued work)."""
-    from wgprim.program import flush_batch
-
     count = src.size if count is None else count
     if count <= 0:
         return
-    flush_batch(device)
     size = src.itemsize
-    encoder = device.device.create_command_encoder()
-    encoder.copy_buffer_to_buffer(src.buffer, src_start * size, dst.buffer, dst_start * size, count * size)
-    device.device.queue.submit([encoder.finish()])
+    program = Program(device, label="segment copy")
+    program.copy(src.buffer, src_start * size, dst.buffer, dst_start * size, count * size)
+    program.run()
 
 
 def _upload_u32(device, values: np.ndarray) -> Array:
     return asarray(np.ascontiguousarray(values, dtype=np.uint32), device=device)
-
-
-# -- reduce and scan --------------------------------------------------------------------
-def segment_reduce(x, offsets, op="sum") -> Array:
-    """One value per segment: reduce(x[offsets[s]:offsets[s+1]], op) for every s, with op
-    any operator of wgprim.reduce. Empty segments give the operator's identity (sum 0,
-    prod 1, ...); min, max, argmin and argmax of an empty segment raise ValueError.
-    argmin/argmax give the position inside the segment."""
-    arr = _one_dimensional(x, "segment_reduce input", operators.NUMERIC)
-    offs = check_offsets(offsets, arr.size)
-    name, _ = operators.resolve(op, arr.dtype)
-    segments = offs.size - 1
-    lengths = np.diff(offs.astype(np.int64))
-    rdt = operators.result_dtype(op, arr.dtype)
-    if segments == 0:
-        return empty((0,), rdt, arr.device)
-    if np.any(lengths == 0) and (name in ("min", "max") or name in operators.ARG_OPS):
-        raise ValueError(f"{name} of an empty segment is undefined (segment {int(np.argmax(lengths == 0))} is empty)")
-    out = empty((segments,), rdt, arr.device)
-    _check_binding(arr)
-    program = Program(arr.device, label=f"segment reduce {name}")
-    AxisReducer(arr.device, arr.dtype, op).record_rows(
-        program, arr, out, segments, offsets=_upload_u32(arr.device, offs).buffer, longest=int(lengths.max()))
-    program.run()
-    return out
-
-
-def segment_scan(x, offsets, op="sum", exclusive: bool = False) -> Array:
-    """Scan of every segment on its own (inclusive, or exclusive from the identity), with
-    op any operator of wgprim.scan. The result has x's length."""
-    arr = _one_dimensional(x, "segment_scan input", operators.NUMERIC)
-    offs = check_offsets(offsets, arr.size)
-    scanner = AxisScanner(arr.device, arr.dtype, op)
-    out = empty(arr.shape, arr.dtype, arr.device)
-    _copy(arr.device, arr, out)  # elements outside every segment stay as they are
-    segments = offs.size - 1
-    if segments == 0 or arr.size == 0:
-        return out
-    _check_binding(arr)
-    program = Program(arr.device, label="segment scan")
-    offs_gpu = _upload_u32(arr.device, offs)
-    scanner.record_rows(program, arr, out, segments, bool(exclusive), offsets=offs_gpu.buffer, host_offsets=offs)
-    program.run()
-    return out
 
 
 # -- sort ------------------------------------------------------------------------------
@@ -140,8 +69,6 @@ def _pipe(device, entry: str, p: int = 1):
 
 
 def _mode(dt: np.dtype, descending: bool) -> int:
-    from wgprim.ops.radix_sort import DESCENDING, KIND
-
     return KIND[dt] | (DESCENDING if descending else 0)
 
 
@@ -179,11 +106,8 @@ class SegmentSorter:
         the segmented LSD radix sort (ops/radix_sort.py, RadixSorter.record_segments): the
         passes of one flat sort, each segment in tiles of its own. False (nothing done)
         where it does not apply: keys or counts beyond one binding."""
-        from wgprim.ops.radix_sort import ALL_DIGITS
-        from wgprim.ops.sort import _radix
-
         dev = self.device
-        radix = _radix(dev, self.dt, self.descending)
+        radix = radix_sorter(dev, self.dt, self.descending)
         if length:
             tiles = (keys.size // length) * -(-length // radix.tile)
             end = keys.size
@@ -208,10 +132,8 @@ class SegmentSorter:
                   length: int = 0) -> None:
         """Sort the segments of `region` (offsets relative to it, or rows of `length`)
         through two stable radix argsorts."""
-        from wgprim.ops.sort import argsort
-
         dev, n = self.device, region.size
-        perm = argsort(region, descending=self.descending)
+        perm = argsort_with_keys(region, self.descending)[0]
         seg_ids = empty((n,), U32, dev)
         uniform = rel_offsets is None
         offs = _upload_u32(dev, np.zeros(4, np.uint32) if uniform else rel_offsets)
@@ -222,7 +144,7 @@ class SegmentSorter:
             0: program.params(slots, length, int(uniform), 0, 0, 0, groups, n, 1),
             1: perm.buffer, 3: offs.buffer, 6: seg_ids.buffer}, groups)
         program.run()
-        order = argsort(seg_ids)
+        order = argsort_with_keys(seg_ids)[0]
         program = Program(dev, label="segment gather")
         dummy = program.temp(16)
         program.dispatch("segment gather", _pipe(dev, "gather_sorted"), {
@@ -258,119 +180,3 @@ def sort_rows(keys: Array, length: int, descending: bool, value_mode: int, value
     if not sorter.sort_radix_segments(keys, values, keys_out, vals_out, length=length):
         sorter.sort_long(keys, values, keys_out, vals_out, None, length=length)
     return keys_out, vals_out
-
-
-def segment_sort(keys, offsets, values=None, descending: bool = False):
-    """Sort every segment keys[offsets[s]:offsets[s+1]] on its own, stably (equal keys keep
-    their order; NaN last, or first when descending, as wgprim.sort). Keys uint32, int32
-    or float32; values (optional) any 32-bit dtype, moved with their keys. Returns the
-    sorted keys, or (keys, values)."""
-    k = _one_dimensional(keys, "keys", SORT_KEY_DTYPES)
-    v = None
-    if values is not None:
-        v = _one_dimensional(values, "values", SORT_KEY_DTYPES)
-        if v.size != k.size:
-            raise ValueError(f"keys and values differ in length: {k.size} and {v.size}")
-    offs = check_offsets(offsets, k.size)
-    dev = k.device
-    keys_out = empty(k.shape, k.dtype, dev)
-    vals_out = empty(v.shape, v.dtype, dev) if v is not None else None
-    result = (keys_out, vals_out) if v is not None else keys_out
-    lengths = np.diff(offs.astype(np.int64))
-    first, last = int(offs[0]), int(offs[-1])
-    if first > 0 or last < k.size:  # elements outside every segment stay as they are
-        _copy(dev, k, keys_out)
-        if v is not None:
-            _copy(dev, v, vals_out)
-    if last - first == 0:
-        return result
-    _check_binding(k)
-    sorter = SegmentSorter(k, descending, VALUES_GATHER if v is not None else VALUES_NONE)
-    long = lengths > sorter.tile
-    if np.any(long):
-        # Long segments: the segmented radix sort (short ones below, into the same output),
-        # else (beyond its limits) two radix argsorts of the whole region.
-        if not sorter.sort_radix_segments(k, v, keys_out, vals_out, starts=offs[:-1][long],
-                                          lengths=lengths[long]):
-            _sort_region(sorter, k, v, keys_out, vals_out, offs)
-            return result
-    program = Program(dev, label="segment sort")
-    offs_gpu = _upload_u32(dev, offs)
-    lists = []  # the bucket lists stay alive until the program has run
-    short = (lengths > 0) & ~long
-    buckets = np.maximum(0, np.ceil(np.log2(np.maximum(lengths, 1)))).astype(np.int64)
-    for b in np.unique(buckets[short]):
-        segs = np.nonzero((buckets == b) & short)[0].astype(np.uint32)
-        seg_list = _upload_u32(dev, segs)
-        lists.append(seg_list)
-        sorter.record_small(program, segs.size, 1 << int(b), keys_out, v, vals_out,
-                            offsets=offs_gpu.buffer, seg_list=seg_list.buffer)
-    program.run()
-    return result
-
-
-def _sort_region(sorter: SegmentSorter, k: Array, v, keys_out: Array, vals_out, offs: np.ndarray) -> None:
-    """Two radix argsorts over keys[offs[0]:offs[-1]] (copied out when it is not all of k)."""
-    dev = k.device
-    first, last = int(offs[0]), int(offs[-1])
-    n = last - first
-    whole = first == 0 and last == k.size
-    region = k if whole else empty((n,), k.dtype, dev)
-    vals_region = v if (whole or v is None) else empty((n,), v.dtype, dev)
-    out_k = keys_out if whole else empty((n,), k.dtype, dev)
-    out_v = vals_out if (whole or v is None) else empty((n,), v.dtype, dev)
-    if not whole:
-        _copy(dev, k, region, first, 0, n)
-        if v is not None:
-            _copy(dev, v, vals_region, first, 0, n)
-    rel = (offs.astype(np.int64) - first).astype(np.uint32)
-    sorter.sort_long(region, vals_region, out_k, out_v, rel)
-    if not whole:
-        _copy(dev, out_k, keys_out, 0, first, n)
-        if v is not None:
-            _copy(dev, out_v, vals_out, 0, first, n)
-
-
-# -- the axis= form of sort, argsort and sort_pairs ------------------------------------
-def sort_axis(what: str, x, axis, descending: bool, method: str, values=None):
-    """sort / argsort / sort_pairs of an n-D `x` along `axis` (None: flattened): rows of
-    the last axis are segments of equal length; another axis is moved last on the GPU
-    first (and back after)."""
-    from wgprim.ops import sort as sort_ops
-
-    if method not in sort_ops.METHODS:
-        raise ValueError(f"unknown sort method {method!r}; methods: {', '.join(sort_ops.METHODS)}")
-    arr = as_input(x, SORT_KEY_DTYPES)
-    vals = None
-    if what == "pairs":
-        vals = as_input(values, SORT_KEY_DTYPES)
-        if vals.shape != arr.shape:
-            raise ValueError(f"keys and values differ in shape: {arr.shape} and {vals.shape}")
-    if axis is None or arr.ndim <= 1:
-        flat = arr.ravel()
-        if axis is not None and arr.ndim == 1:
-            from wgprim.ops.axis import normalize_axis
-
-            normalize_axis(axis, 1)
-        if what == "keys":
-            return sort_ops.sort(flat, descending=descending, method=method)
-        if what == "argsort":
-            return sort_ops.argsort(flat, descending=descending)
-        return sort_ops.sort_pairs(flat, vals.ravel(), descending=descending)
-    from wgprim.ops.axis import move_axis, normalize_axis
-
-    ax = normalize_axis(axis, arr.ndim)
-    last = ax == arr.ndim - 1
-    if not last:  # sort rows of the array with the axis moved to the end, then move it back
-        arr = move_axis(arr, ax)
-        vals = move_axis(vals, ax) if vals is not None else None
-    length = arr.shape[-1]
-    mode = {"keys": VALUES_NONE, "argsort": VALUES_POSITION, "pairs": VALUES_GATHER}[what]
-    keys_out, vals_out = sort_rows(arr.ravel(), length, descending, mode, vals.ravel() if vals is not None else None)
-    keys_out = keys_out.reshape(arr.shape)
-    vals_out = vals_out.reshape(arr.shape) if vals_out is not None else None
-    if not last:
-        shape = arr.shape[:ax] + (length,) + arr.shape[ax:-1]
-        keys_out = move_axis(keys_out, ax, back=True, shape=shape)
-        vals_out = move_axis(vals_out, ax, back=True, shape=shape) if vals_out is not None else None
-    return {"keys": keys_out, "argsort": vals_out, "pairs": (keys_out, vals_out)}[what]

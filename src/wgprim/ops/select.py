@@ -1,4 +1,5 @@
-"""Selection: compact (x[mask]), nonzero, unique, run_length_encode.
+"""Selection's building blocks: compaction (x[mask], nonzero), the runs of unique and
+run_length_encode, and unique's inverse. The front doors are in api/select.py.
 
 compact(x, mask) keeps the order (kernels/select.wgsl): count set flags per tile ->
 exclusive scan of the tile counts (ops/scan.py, recorded into the same Program) ->
@@ -24,10 +25,11 @@ from __future__ import annotations
 import numpy as np
 
 from wgprim.array import Array, empty
-from wgprim.ops import block_scan, numpy_options, order_key
+from wgprim.ops import block_scan, order_key
 from wgprim.ops.common import as_input, chunks
-from wgprim.ops.scan import ScanRecorder
-from wgprim.program import Program, consecutive_subgroups, get_pipeline
+from wgprim.ops.radix_sort import radix_sorter
+from wgprim.ops.scan import ScanRecorder, scan_recorder
+from wgprim.program import Program, consecutive_subgroups, get_pipeline, lookup
 
 U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
 BOOL = np.dtype(np.bool_)
@@ -139,6 +141,15 @@ class CompactRecorder:
         return outs, totals
 
 
+def compact_recorder(device, dt: np.dtype | None, ordered: bool) -> CompactRecorder:
+    """The CompactRecorder of (dt, ordered) on `device`, looked up (program.lookup); its
+    blocks depend on TILES_PER_GROUP and the device's binding limit, its scans on the
+    device's block-scan path."""
+    key = ("compact", None if dt is None else np.dtype(dt), bool(ordered), _block_tiles(device),
+           consecutive_subgroups(device))
+    return lookup(device, key, lambda: CompactRecorder(device, dt, ordered))
+
+
 def _gather_outputs(outs: list[Array], counts: np.ndarray, dt: np.dtype) -> Array:
     """One Array of the kept elements: the single chunk's buffer as is, or the chunks'
     pieces copied one after the other into an exactly sized Array."""
@@ -154,50 +165,6 @@ def _gather_outputs(outs: list[Array], counts: np.ndarray, dt: np.dtype) -> Arra
         offset += int(k) * dt.itemsize
     program.run()
     return result
-
-
-COMPACT_METHODS = ("single-pass", "three-phase")
-
-
-def _select(x: Array | None, mask: Array, ordered: bool = True, method: str | None = None) -> Array:
-    dt = U32 if x is None else x.dtype
-    if method is not None and method not in COMPACT_METHODS:
-        raise ValueError(f"method must be one of {', '.join(COMPACT_METHODS)} or None, not {method!r}")
-    if method == "single-pass" and not ordered:
-        raise ValueError("method='single-pass' is the ordered compaction; ordered=False is the append-buffer form")
-    if mask.size == 0:
-        return empty((0,), dt, mask.device)
-    from wgprim.ops import compaction
-
-    single = method == "single-pass" or (method is None and ordered and compaction.single_pass_default(mask.size))
-    if single:  # count, chained scan of the counts and scatter in one pass (ops/compaction.py)
-        program, outs, totals = compaction.compact_program(x, mask)
-    else:  # count -> scan of the tile counts -> scatter
-        program = Program(mask.device, label="compact" if ordered else "compact unordered")
-        outs, totals = CompactRecorder(mask.device, None if x is None else x.dtype, ordered).record(program, x, mask)
-    program.run()
-    return _gather_outputs(outs, totals.numpy(), dt)
-
-
-def compact(x, mask, ordered: bool = True, *, method: str | None = None) -> Array:
-    """x[mask] for a bool mask of x's shape: the kept elements, flattened, in order.
-    ordered=False: the append-buffer form (same elements, order of tiles unspecified).
-    method: "single-pass" (decoupled fallback, docs/scan.md) or "three-phase" (count,
-    scan, scatter); None: single pass up to 2^24 elements, where it measured faster."""
-    if not isinstance(ordered, bool):
-        raise TypeError(f"ordered must be True or False, not {ordered!r}")
-    arr = as_input(x, VALUE_TYPES)
-    m = _as_mask(mask, shape=arr.shape)
-    return _select(arr.ravel(), m.ravel(), ordered, method)
-
-
-def nonzero(mask, ordered: bool = True, *, method: str | None = None) -> Array:
-    """The flat indices of the True elements of a bool mask: np.flatnonzero(mask) (for a
-    1-D mask, np.nonzero(mask)[0]). uint32 indices. `method` as for compact."""
-    if not isinstance(ordered, bool):
-        raise TypeError(f"ordered must be True or False, not {ordered!r}")
-    m = _as_mask(mask)
-    return _select(None, m.ravel(), ordered, method)
 
 
 # -- runs: unique and run_length_encode ----------------------------------------------
@@ -225,62 +192,6 @@ def _run_starts(s: Array) -> Array:
     return mask
 
 
-def _values_and_counts(s: Array, want_counts: bool):
-    starts_mask = _run_starts(s)
-    values = _select(s, starts_mask)
-    if not want_counts:
-        return values, None
-    starts = _select(None, starts_mask)
-    lengths = empty((starts.size,), U32, s.device)
-    program = Program(s.device, label="run lengths")
-    _runs_step(program, "run_lengths", s.dtype, {4: starts.buffer, 5: lengths.buffer}, starts.size, total=s.size)
-    program.run()
-    return values, lengths
-
-
-def run_length_encode(x):
-    """(values, counts) of the runs of equal adjacent elements of the flattened x.
-    NaNs next to each other form one run. counts are uint32."""
-    arr = as_input(x, VALUE_TYPES).ravel()
-    if arr.size == 0:
-        return empty((0,), arr.dtype, arr.device), empty((0,), U32, arr.device)
-    return _values_and_counts(arr, want_counts=True)
-
-
-def unique(x, return_counts: bool = False, return_inverse: bool = False, **numpy_kw):
-    """numpy.unique of the flattened x: the sorted distinct values (NaNs collapse into
-    one, as numpy's default equal_nan=True). With return_inverse, uint32 indices into the
-    unique values with x's shape; with return_counts, uint32 counts. Returns a tuple in
-    numpy's order (unique, inverse, counts) when either is asked for."""
-    from wgprim.ops.sort import argsort_with_keys, sort
-    from wgprim.ops.unique_dense import unique_dense
-
-    numpy_options.refuse("unique", numpy_kw, numpy_options.UNIQUE)
-    arr = as_input(x, VALUE_TYPES)
-    flat = arr.ravel()
-    n = flat.size
-    dev = arr.device
-    # keys in a narrow range: a bitmap, no sort (ops/unique_dense.py); None: sort
-    dense = unique_dense(flat, arr.shape, return_inverse, return_counts) if n else None
-    if n == 0:
-        values, inverse, counts = empty((0,), arr.dtype, dev), empty(arr.shape, U32, dev), empty((0,), U32, dev)
-    elif dense is not None:
-        values, inverse, counts = dense
-    elif return_inverse:  # the sorted keys come with the permutation: no gather
-        perm, s = argsort_with_keys(flat, keep_keys=True)
-        values, counts = _values_and_counts(s, return_counts)
-        inverse = _inverse(s, perm, arr.shape)
-    else:
-        values, counts = _values_and_counts(sort(flat), return_counts)
-        inverse = None
-    result = (values,)
-    if return_inverse:
-        result += (inverse,)
-    if return_counts:
-        result += (counts,)
-    return result[0] if len(result) == 1 else result
-
-
 def _inverse(s: Array, perm: Array, shape) -> Array:
     """inverse[perm[i]] = (number of run starts in s[0..i]) - 1: flags -> scan -> scatter.
 
@@ -289,19 +200,17 @@ def _inverse(s: Array, perm: Array, shape) -> Array:
     perm's bits 16 and up (the radix sort's digits 2 and 3, stable), and the scatter then
     writes one 256 KiB window after another (an H200, 2^26 keys: 4.04 ms for the random
     scatter, 1.44 + 0.93 ordered; docs/histogram_select.md)."""
-    from wgprim.ops.sort import _radix
-
     dev, n = s.device, s.size
     program = Program(dev, label="unique inverse")
     flags = Array(program.temp(4 * n), U32, (n,), dev)
     ids = Array(program.temp(4 * n), U32, (n,), dev)
     inverse = empty(shape, U32, dev)
     _runs_step(program, "mark_runs_u32", s.dtype, {1: s.buffer, 3: flags.buffer}, n)
-    ScanRecorder(dev, U32, "sum").record(program, flags, ids, exclusive=False)
+    scan_recorder(dev, U32, "sum", n, "reduce-then-scan").record(program, flags, ids, exclusive=False)
     windows = tuple(d for d in (2, 3) if (n - 1) >> (8 * d))
     if windows and INVERSE_BY_WINDOWS:
         by_window = flags, Array(program.temp(4 * n), U32, (n,), dev)  # the flags are scanned: reuse
-        _radix(dev, U32, False).record(program, perm, by_window[0], ids, by_window[1], digits=windows)
+        radix_sorter(dev, U32, False).record(program, perm, by_window[0], ids, by_window[1], digits=windows)
         perm, ids = by_window
     _runs_step(program, "scatter_inverse", s.dtype, {6: perm.buffer, 8: ids.buffer, 9: inverse.buffer}, n)
     program.run()

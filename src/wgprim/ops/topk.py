@@ -1,4 +1,5 @@
-"""topk(x, k, axis=-1, largest=True, sorted=True) -> (values, indices), as torch.topk.
+"""The building blocks of topk(x, k, axis=-1, largest=True, sorted=True) -> (values,
+indices), as torch.topk (its front door is in api/topk.py).
 
 Ties are broken by the lower index; NaN counts as larger than every number (as numpy's
 sort orders it); -0.0 and +0.0 are equal (values come back as +0.0, NaNs as the quiet
@@ -22,9 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from wgprim.array import Array, empty
-from wgprim.ops.common import as_input
-from wgprim.ops.segmented import (SORT_KEY_DTYPES, VALUES_CARRIED, VALUES_POSITION, SegmentSorter, _copy, _mode,
-                                  sort_rows, tile_size)
+from wgprim.ops.segmented import _mode
 from wgprim.program import Program, get_pipeline
 
 WG = 256
@@ -32,16 +31,6 @@ U32 = np.dtype(np.uint32)
 # Select workgroups, each looping over the keys: topk of 2^28 f32 on an H200 took 0.84 ms
 # (512: 0.93, 2048: 0.88).
 MAX_GROUPS = 1024
-
-
-def _check_k(k, n: int) -> int:
-    if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
-        raise TypeError(f"k must be an int, not {type(k).__name__}")
-    if not 0 <= k <= n:
-        raise ValueError(f"k = {k} is out of range for {n} elements (0 <= k <= {n})")
-    return int(k)
-
-
 CAP = 16384  # candidates kept after a pass (kernels/topk_select.wgsl)
 STEPS = 6      # three key digits, three index digits
 STATE_WORDS = 16
@@ -69,29 +58,6 @@ def record_select(p: Program, keys: Array, k: int, largest: bool, cap: int = CAP
         p.dispatch("topk pick", pipe("topk_pick", step), {2: hist, 3: state}, 1)
     p.dispatch("topk take", pipe("topk_take"), bound, groups)
     return out_keys, out_index
-
-
-def _select_1d(keys: Array, k: int, largest: bool, cap: int = CAP) -> tuple[Array, Array]:
-    dev = keys.device
-    p = Program(dev, label="topk select")
-    chosen_keys, chosen_index = record_select(p, keys, k, largest, cap)
-    values = empty((k,), keys.dtype, dev)
-    indices = empty((k,), U32, dev)
-    if k <= tile_size(dev):
-        # Sort the k chosen by (key, index) in one workgroup.
-        P = 1 << max(0, (k - 1).bit_length())
-        SegmentSorter(chosen_keys, largest, VALUES_CARRIED).record_small(
-            p, 1, P, values, chosen_index, indices, length=k)
-        p.run()
-        return values, indices
-    p.transient = False  # the chosen pairs live on into the sorts below
-    p.run()
-    from wgprim.ops.sort import sort_pairs
-
-    by_index, keys_by_index = sort_pairs(chosen_index, chosen_keys)  # lower index first among ties
-    values, indices = sort_pairs(keys_by_index, by_index, descending=largest)
-    p.release()
-    return values, indices
 
 
 ROWS_MAX_K = 64         # kernels/topk_rows.wgsl: slots per row
@@ -132,47 +98,4 @@ def select_rows(arr: Array, length: int, k: int, largest: bool) -> tuple[Array, 
     p.dispatch("topk rows", pipe, {0: p.params(rows, length, k, idx_steps), 1: arr.buffer,
                                    2: values.buffer, 3: indices.buffer}, -(-rows // (WG // lanes)))
     p.run()
-    return values, indices
-
-
-def topk(x, k, axis=-1, largest: bool = True, sorted: bool = True) -> tuple[Array, Array]:  # noqa: A002
-    """The k largest (or smallest) elements along `axis` and their uint32 indices, best
-    first, ties by lower index, NaN largest; as torch.topk. Keys uint32, int32, float32.
-    n-D arrays: along any axis (the last is native; another is moved last on the GPU)."""
-    if not isinstance(sorted, bool) or not isinstance(largest, bool):
-        raise TypeError("largest and sorted must be True or False")
-    arr = as_input(x, SORT_KEY_DTYPES)
-    if arr.ndim == 0:
-        raise ValueError("topk needs at least one dimension")
-    from wgprim.ops.axis import move_axis, normalize_axis
-
-    ax = normalize_axis(axis, arr.ndim)
-    if ax != arr.ndim - 1:  # along a middle axis: move it last on the GPU, select, move back
-        _check_k(k, arr.shape[ax])
-        values, indices = topk(move_axis(arr, ax), k, -1, largest, sorted)
-        shape = arr.shape[:ax] + (int(k),) + arr.shape[ax + 1:]
-        return move_axis(values, ax, True, shape), move_axis(indices, ax, True, shape)
-    length = arr.shape[-1]
-    k = _check_k(k, length)
-    rows = arr.size // length if length else 0
-    shape = arr.shape[:-1] + (k,)
-    dev = arr.device
-    if k == 0 or rows == 0:
-        return empty(shape, arr.dtype, dev), empty(shape, U32, dev)
-    if arr.ndim == 1:
-        return _select_1d(arr, k, largest)
-    if k <= ROWS_MAX_K and length <= ROWS_MAX_LENGTH:
-        values, indices = select_rows(arr.ravel(), length, k, largest)
-        return values.reshape(shape), indices.reshape(shape)
-    if length <= tile_size(dev):
-        values, indices = sort_rows(arr.ravel(), length, largest, VALUES_POSITION, keep=k)
-        return values.reshape(shape), indices.reshape(shape)
-    # Long rows: one selection per row.
-    values, indices = empty(shape, arr.dtype, dev), empty(shape, U32, dev)
-    row = empty((length,), arr.dtype, dev)
-    for r in range(rows):
-        _copy(dev, arr, row, r * length, 0, length)
-        v, i = _select_1d(row, k, largest)
-        _copy(dev, v, values, 0, r * k, k)
-        _copy(dev, i, indices, 0, r * k, k)
     return values, indices

@@ -1,4 +1,5 @@
-"""Sorting: sort, argsort, sort_pairs and SortPlan for uint32, int32 and float32 keys.
+"""Sorting's front doors: sort, argsort, sort_pairs and SortPlan for uint32, int32 and
+float32 keys, of 1-D arrays or along an axis.
 
 Semantics (those of numpy's stable sort, `np.sort` / `np.argsort(kind="stable")`):
 - NaN sorts after every number (last ascending, first descending).
@@ -7,8 +8,8 @@ Semantics (those of numpy's stable sort, `np.sort` / `np.argsort(kind="stable")`
   (equal to np.sort's result under ==, NaNs in the same places).
 - descending: largest first, equal keys still in input order (so it is not the reverse
   of the ascending result).
-- n-D input is sorted along `axis` (default -1; None flattens), see ops/segmented.py.
-  Other key dtypes raise TypeError.
+- n-D input is sorted along `axis` (default -1; None flattens): rows of the last axis are
+  segments of equal length (ops/segmented.py). Other key dtypes raise TypeError.
 - argsort returns uint32 indices.
 
 Methods: "radix" (default, ops/radix_sort.py, stable, any length the device's buffers hold)
@@ -23,9 +24,12 @@ import numpy as np
 
 from wgprim.array import Array, empty
 from wgprim.device import check_current, get_device
-from wgprim.ops import numpy_options, radix_sort
+from wgprim.ops import numpy_options
+from wgprim.ops.axis import move_axis, normalize_axis
+from wgprim.ops.bitonic import bitonic_sorter
 from wgprim.ops.common import as_input
-from wgprim.ops.radix_sort import ALL_DIGITS, RadixSorter
+from wgprim.ops.radix_sort import ALL_DIGITS, argsort_with_keys, radix_sorter, record_one_shot
+from wgprim.ops.segmented import SORT_KEY_DTYPES, VALUES_GATHER, VALUES_NONE, VALUES_POSITION, sort_rows
 from wgprim.program import Plan, Program
 
 U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
@@ -41,39 +45,13 @@ def _one_dimensional(x, what: str, allowed) -> Array:
     return arr
 
 
-def _radix(device, dtype, descending: bool) -> RadixSorter:
-    """RadixSorter cached per device (pipelines are cached anyway; this keeps the lookups out
-    of the hot path)."""
-    cache = device.cache("radix sorters")
-    key = (dtype, bool(descending), device.has_subgroups) + radix_sort.config_key()
-    if key not in cache:
-        cache[key] = RadixSorter(device, dtype, descending)
-    return cache[key]
-
-
-def _record_radix(program: Program, sorter: RadixSorter, keys: Array, keys_out: Array, vals_in=None,
-                  vals_out=None, index_values: bool = False) -> None:
-    """A one-shot radix sort into `program`, the passes chosen by a probe of the keys (for a
-    single tile every pass is one small dispatch chain: not worth a sync). The probe makes
-    the multi-pass sort's first count in the same read of the keys (at 2^26 keys on an H200
-    the probe alone took 0.088 ms, a count 0.15)."""
-    temps = {k: program.temp(v) for k, v in sorter.temp_bytes(keys.size, vals_out is not None).items() if v}
-    digits, counted = ALL_DIGITS, False
-    if keys.size > sorter.tile:
-        digits, counted = sorter.probe_counting(keys, temps.get("counts"))
-    sorter.record(program, keys, keys_out, vals_in, vals_out, index_values=index_values, digits=digits,
-                  temps=temps, first_counted=counted)
-
-
 def sort(x, *, axis=-1, descending: bool = False, stable: bool = True, method: str = "radix",
          kind=None, order=None) -> Array:
     """A sorted copy of the 1-D `x` (uint32, int32 or float32), as numpy's np.sort.
     n-D: along `axis` (the last; None flattens), ops/segmented.py."""
-    from wgprim.ops import segmented
-
     numpy_options.sort_options("sort", kind, order)
     if axis is None or getattr(x, "ndim", np.ndim(x)) > 1:
-        return segmented.sort_axis("keys", x, axis, descending, method)
+        return sort_axis("keys", x, axis, descending, method)
     if method not in METHODS:
         raise ValueError(f"unknown sort method {method!r}; methods: {', '.join(METHODS)}")
     keys = _one_dimensional(x, "sort input", KEY_DTYPES)
@@ -82,12 +60,10 @@ def sort(x, *, axis=-1, descending: bool = False, stable: bool = True, method: s
         return out
     program = Program(keys.device, label=f"{method} sort")
     if method == "bitonic":
-        from wgprim.ops.bitonic import BitonicSorter
-
-        BitonicSorter(keys.device, keys.dtype, descending).record(program, keys, out)
+        bitonic_sorter(keys.device, keys.dtype, descending).record(program, keys, out)
     else:
-        sorter = _radix(keys.device, keys.dtype, descending)
-        _record_radix(program, sorter, keys, out)
+        sorter = radix_sorter(keys.device, keys.dtype, descending)
+        record_one_shot(program, sorter, keys, out)
     program.run()
     return out
 
@@ -97,9 +73,7 @@ def sort_pairs(keys, values, *, axis=-1, descending: bool = False) -> tuple[Arra
     Values may be any 32-bit dtype (uint32, int32, float32), e.g. an index array.
     n-D: along `axis` (the last; None flattens), ops/segmented.py."""
     if axis is None or getattr(keys, "ndim", np.ndim(keys)) > 1:
-        from wgprim.ops import segmented
-
-        return segmented.sort_axis("pairs", keys, axis, descending, "radix", values)
+        return sort_axis("pairs", keys, axis, descending, "radix", values)
     k = _one_dimensional(keys, "keys", KEY_DTYPES)
     v = _one_dimensional(values, "values", VALUE_DTYPES)
     if v.size != k.size:
@@ -108,9 +82,9 @@ def sort_pairs(keys, values, *, axis=-1, descending: bool = False) -> tuple[Arra
     vals_out = empty((v.size,), v.dtype, k.device)
     if k.size == 0:
         return keys_out, vals_out
-    sorter = _radix(k.device, k.dtype, descending)
+    sorter = radix_sorter(k.device, k.dtype, descending)
     program = Program(k.device, label="sort pairs")
-    _record_radix(program, sorter, k, keys_out, v, vals_out)
+    record_one_shot(program, sorter, k, keys_out, v, vals_out)
     program.run()
     return keys_out, vals_out
 
@@ -118,28 +92,11 @@ def sort_pairs(keys, values, *, axis=-1, descending: bool = False) -> tuple[Arra
 def argsort(x, *, axis=-1, descending: bool = False, stable: bool = True, kind=None, order=None) -> Array:
     """uint32 indices that sort the 1-D `x` stably, as np.argsort(x, kind="stable").
     n-D: along `axis` (the last; None flattens), ops/segmented.py."""
-    from wgprim.ops import segmented
-
     numpy_options.sort_options("argsort", kind, order)
     if axis is None or getattr(x, "ndim", np.ndim(x)) > 1:
-        return segmented.sort_axis("argsort", x, axis, descending, "radix")
+        return sort_axis("argsort", x, axis, descending, "radix")
     k = _one_dimensional(x, "argsort input", KEY_DTYPES)
     return argsort_with_keys(k, descending)[0]
-
-
-def argsort_with_keys(k: Array, descending: bool = False, keep_keys: bool = False) -> tuple[Array, Array | None]:
-    """(indices, sorted keys or None) of the 1-D Array k: the keys come out of the same
-    passes (the sort moves them along with the indices), kept when asked for."""
-    idx = empty((k.size,), U32, k.device)
-    if k.size == 0:
-        return idx, (empty((0,), k.dtype, k.device) if keep_keys else None)
-    sorter = _radix(k.device, k.dtype, descending)
-    program = Program(k.device, label="argsort")
-    keys_out = empty((k.size,), k.dtype, k.device) if keep_keys else \
-        Array(program.temp(4 * k.size), k.dtype, (k.size,), k.device)
-    _record_radix(program, sorter, k, keys_out, None, idx, index_values=True)
-    program.run()
-    return idx, (keys_out if keep_keys else None)
 
 
 class SortPlan:
@@ -168,7 +125,7 @@ class SortPlan:
         if self.n <= 0:
             raise ValueError("a sort plan needs n > 0")
         self.device = device
-        self.sorter = _radix(device, self.dtype, descending)
+        self.sorter = radix_sorter(device, self.dtype, descending)
         self.sorter.check_size(self.n)
         self._plan = Plan(device, "sort plan", self._record, self._make_results)
         self._plan.results()  # the constructing thread's results, allocated up front
@@ -238,3 +195,42 @@ class _SortResults:
     keys: Array
     values: Array | None
     digits: tuple = ALL_DIGITS
+
+
+# -- the axis= form of sort, argsort and sort_pairs ------------------------------------
+def sort_axis(what: str, x, axis, descending: bool, method: str, values=None):
+    """sort / argsort / sort_pairs of an n-D `x` along `axis` (None: flattened): rows of
+    the last axis are segments of equal length; another axis is moved last on the GPU
+    first (and back after)."""
+    if method not in METHODS:
+        raise ValueError(f"unknown sort method {method!r}; methods: {', '.join(METHODS)}")
+    arr = as_input(x, SORT_KEY_DTYPES)
+    vals = None
+    if what == "pairs":
+        vals = as_input(values, SORT_KEY_DTYPES)
+        if vals.shape != arr.shape:
+            raise ValueError(f"keys and values differ in shape: {arr.shape} and {vals.shape}")
+    if axis is None or arr.ndim <= 1:
+        flat = arr.ravel()
+        if axis is not None and arr.ndim == 1:
+            normalize_axis(axis, 1)
+        if what == "keys":
+            return sort(flat, descending=descending, method=method)
+        if what == "argsort":
+            return argsort(flat, descending=descending)
+        return sort_pairs(flat, vals.ravel(), descending=descending)
+    ax = normalize_axis(axis, arr.ndim)
+    last = ax == arr.ndim - 1
+    if not last:  # sort rows of the array with the axis moved to the end, then move it back
+        arr = move_axis(arr, ax)
+        vals = move_axis(vals, ax) if vals is not None else None
+    length = arr.shape[-1]
+    mode = {"keys": VALUES_NONE, "argsort": VALUES_POSITION, "pairs": VALUES_GATHER}[what]
+    keys_out, vals_out = sort_rows(arr.ravel(), length, descending, mode, vals.ravel() if vals is not None else None)
+    keys_out = keys_out.reshape(arr.shape)
+    vals_out = vals_out.reshape(arr.shape) if vals_out is not None else None
+    if not last:
+        shape = arr.shape[:ax] + (length,) + arr.shape[ax:-1]
+        keys_out = move_axis(keys_out, ax, back=True, shape=shape)
+        vals_out = move_axis(vals_out, ax, back=True, shape=shape) if vals_out is not None else None
+    return {"keys": keys_out, "argsort": vals_out, "pairs": (keys_out, vals_out)}[what]

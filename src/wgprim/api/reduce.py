@@ -1,0 +1,159 @@
+"""The reductions' front doors: reduce (every element, or along one axis), sum, prod, min,
+max, argmin, argmax and ReducePlan. The building blocks they look up: ReduceRecorder
+(ops/reduce.py, where the structure, the semantics and the error bounds are stated),
+AxisReducer (ops/axis.py) and the atomic min/max (ops/atomic_minmax.py).
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from wgprim.array import Array, asarray, check_dtype, empty
+from wgprim.device import get_device
+from wgprim.ops import numpy_options, operators
+from wgprim.ops.atomic_minmax import atomic_reduce
+from wgprim.ops.axis import _check_binding, axis_reducer, normalize_axis, result_shape, split_shape
+from wgprim.ops.common import as_input, check_out
+from wgprim.ops.reduce import reduce_recorder
+from wgprim.program import Plan, Program
+
+
+def _empty_result(op, dt: np.dtype, name: str) -> Array:
+    if name in ("min", "max") or name in operators.ARG_OPS:
+        raise ValueError(f"{name} of an empty array is undefined (numpy raises too)")
+    return asarray(operators.identity_value(op, dt))
+
+
+def reduce(x, op="sum", axis=None, *, keepdims: bool = False) -> Array:
+    """Reduce every element of `x` with `op`: a built-in name (sum, prod, min, max, argmin,
+    argmax, bitwise_and, bitwise_or, bitwise_xor) or a `wgprim.Monoid`. Returns a 0-d Array;
+    `.item()` gives the Python scalar. `axis=` (int) reduces along one axis, `keepdims=` as
+    numpy (ops/axis.py)."""
+    if axis is not None or keepdims:
+        return reduce_entry(x, op, axis, keepdims)
+    arr = as_input(x, operators.NUMERIC)
+    name, _ = operators.resolve(op, arr.dtype)
+    if arr.size == 0:
+        return _empty_result(op, arr.dtype, name)
+    program = Program(arr.device, label=f"reduce {name}")
+    out = empty((), operators.result_dtype(op, arr.dtype), arr.device)
+    reduce_recorder(arr.device, arr.size, arr.dtype, op).record(program, arr, out)
+    program.run()
+    return out
+
+
+class ReducePlan:
+    """A reduction built once for (n, dtype, op) and run many times with no new pipelines
+    or buffers. The returned Array is the plan's own result buffer for the calling thread,
+    overwritten by that thread's next run (each thread has its own), unless `out=` is
+    given. `profile=True` also returns GPU time per step. Safe to share between threads."""
+
+    def __init__(self, n: int, dtype, op="sum"):
+        device = get_device()
+        self.dtype = check_dtype(dtype, device, operators.NUMERIC)
+        self.n, self.op = int(n), op
+        self.name, _ = operators.resolve(op, self.dtype)
+        if self.n <= 0:
+            raise ValueError("a reduce plan needs n > 0")
+        result_dtype = operators.result_dtype(op, self.dtype)
+        self._plan = Plan(device, f"reduce plan {self.name}", self._record, lambda: empty((), result_dtype, device))
+
+    @property
+    def result(self) -> Array:
+        """The calling thread's result Array (what `plan(x)` returns without `out=`)."""
+        return self._plan.results()
+
+    def _record(self, program: Program, x: Array, out: Array) -> None:
+        reduce_recorder(program.device, self.n, self.dtype, self.op).record(program, x, out)
+
+    def __call__(self, x, out: Array | None = None, profile: bool = False):
+        arr = as_input(x, operators.NUMERIC)
+        if arr.size != self.n or arr.dtype != self.dtype:
+            raise ValueError(f"plan is for {self.n} elements of {self.dtype}, got {arr.size} of {arr.dtype}")
+        out = check_out(self.result if out is None else out, (), operators.result_dtype(self.op, self.dtype), (arr,))
+        times = self._plan.run(arr, out, profile=profile)
+        return (out, times) if profile else out
+
+
+def sum(x, axis=None, *, keepdims: bool = False, **numpy_kw) -> Array:
+    numpy_options.refuse("sum", numpy_kw, numpy_options.REDUCTION)
+    return reduce(x, "sum", axis, keepdims=keepdims)
+
+
+def prod(x, axis=None, *, keepdims: bool = False, **numpy_kw) -> Array:
+    numpy_options.refuse("prod", numpy_kw, numpy_options.REDUCTION)
+    return reduce(x, "prod", axis, keepdims=keepdims)
+
+
+def _min_max(x, op: str, method: str, axis=None, keepdims: bool = False) -> Array:
+    if axis is not None or keepdims:
+        return reduce(x, op, axis, keepdims=keepdims)
+    if method == "atomic":
+        # One atomicMin/atomicMax per workgroup into a global word, read in the next
+        # dispatch: the legitimate cross-workgroup atomic. Tree stays the default: on an
+        # H200 both read at about the same speed (docs/histogram_select.md).
+        return atomic_reduce(x, op)
+    if method != "tree":
+        raise ValueError(f"method must be 'tree' or 'atomic', not {method!r}")
+    return reduce(x, op)
+
+
+def min(x, axis=None, *, keepdims: bool = False, method: str = "tree", **numpy_kw) -> Array:
+    """Smallest element (NaN if any). `method="atomic"`: u32/i32/f32 through global atomics."""
+    numpy_options.refuse("min", numpy_kw, numpy_options.REDUCTION)
+    return _min_max(x, "min", method, axis, keepdims)
+
+
+def max(x, axis=None, *, keepdims: bool = False, method: str = "tree", **numpy_kw) -> Array:
+    """Largest element (NaN if any). `method="atomic"`: u32/i32/f32 through global atomics."""
+    numpy_options.refuse("max", numpy_kw, numpy_options.REDUCTION)
+    return _min_max(x, "max", method, axis, keepdims)
+
+
+def argmin(x, axis=None, *, keepdims: bool = False, **numpy_kw) -> Array:
+    numpy_options.refuse("argmin", numpy_kw, numpy_options.ARG_REDUCTION)
+    return reduce(x, "argmin", axis, keepdims=keepdims)
+
+
+def argmax(x, axis=None, *, keepdims: bool = False, **numpy_kw) -> Array:
+    numpy_options.refuse("argmax", numpy_kw, numpy_options.ARG_REDUCTION)
+    return reduce(x, "argmax", axis, keepdims=keepdims)
+
+
+def _empty_reduction(op, dt, name, shape) -> Array:
+    if name in ("min", "max") or name in operators.ARG_OPS:
+        raise ValueError(f"{name} along an axis of length 0 is undefined (numpy raises too)")
+    return asarray(np.full(shape, operators.identity_value(op, dt), dtype=dt))
+
+
+def reduce_axis(arr: Array, op, axis, keepdims: bool) -> Array:
+    """Reduce `arr` (an Array) along `axis` (an int; negative counts from the end)."""
+    dt = arr.dtype
+    name, _ = operators.resolve(op, dt)
+    axis = normalize_axis(axis, builtins.max(arr.ndim, 1)) if arr.ndim else normalize_axis(axis, 1)
+    shape = arr.shape if arr.ndim else (1,)
+    outer, length, inner = split_shape(shape, axis)
+    out_shape = result_shape(shape, axis, keepdims) if arr.ndim else ()
+    rdt = operators.result_dtype(op, dt)
+    if outer * inner == 0:
+        if length == 0 and (name in ("min", "max") or name in operators.ARG_OPS):
+            raise ValueError(f"{name} along an axis of length 0 is undefined (numpy raises too)")
+        return empty(out_shape, rdt, arr.device)
+    if length == 0:
+        return _empty_reduction(op, dt, name, out_shape)
+    _check_binding(arr)
+    out = empty(out_shape, rdt, arr.device)
+    program = Program(arr.device, label=f"reduce {name} along axis {axis}")
+    axis_reducer(arr.device, dt, op).record_view(program, arr, out, outer, length, inner)
+    program.run()
+    return out
+
+
+def reduce_entry(x, op, axis, keepdims: bool) -> Array:
+    """The `axis=`/`keepdims=` form of wgprim.reduce and its named reductions."""
+    arr = as_input(x, operators.NUMERIC)
+    if axis is None:  # every element, with keepdims: a (1, 1, ...) result as numpy
+        flat = reduce(arr, op)
+        return flat.reshape((1,) * arr.ndim) if keepdims else flat
+    return reduce_axis(arr, op, axis, bool(keepdims))

@@ -1,0 +1,114 @@
+"""Selection's front doors: compact (x[mask]), nonzero, unique, run_length_encode.
+
+The building blocks they look up: CompactRecorder (ops/select.py, count -> scan -> scatter,
+and the append-buffer form), the single pass (ops/compaction.py), the runs' marks and
+the inverse (ops/select.py), the bitmap of narrow key ranges (ops/unique_dense.py) and the
+radix sort (ops/radix_sort.py). The number of kept elements is read back after the
+submit (the result's size depends on it, as for numpy and CuPy).
+"""
+from __future__ import annotations
+
+from wgprim.api.sort import sort
+from wgprim.array import Array, empty
+from wgprim.ops import compaction, numpy_options
+from wgprim.ops.common import as_input
+from wgprim.ops.radix_sort import argsort_with_keys
+from wgprim.ops.select import (U32, VALUE_TYPES, _as_mask, _gather_outputs, _inverse, _run_starts, _runs_step,
+                               compact_recorder)
+from wgprim.ops.unique_dense import unique_dense
+from wgprim.program import Program
+
+
+COMPACT_METHODS = ("single-pass", "three-phase")
+
+
+def _select(x: Array | None, mask: Array, ordered: bool = True, method: str | None = None) -> Array:
+    dt = U32 if x is None else x.dtype
+    if method is not None and method not in COMPACT_METHODS:
+        raise ValueError(f"method must be one of {', '.join(COMPACT_METHODS)} or None, not {method!r}")
+    if method == "single-pass" and not ordered:
+        raise ValueError("method='single-pass' is the ordered compaction; ordered=False is the append-buffer form")
+    if mask.size == 0:
+        return empty((0,), dt, mask.device)
+    single = method == "single-pass" or (method is None and ordered and compaction.single_pass_default(mask.size))
+    if single:  # count, chained scan of the counts and scatter in one pass (ops/compaction.py)
+        program, outs, totals = compaction.compact_program(x, mask)
+    else:  # count -> scan of the tile counts -> scatter
+        program = Program(mask.device, label="compact" if ordered else "compact unordered")
+        outs, totals = compact_recorder(mask.device, None if x is None else x.dtype, ordered).record(program, x, mask)
+    program.run()
+    return _gather_outputs(outs, totals.numpy(), dt)
+
+
+def compact(x, mask, ordered: bool = True, *, method: str | None = None) -> Array:
+    """x[mask] for a bool mask of x's shape: the kept elements, flattened, in order.
+    ordered=False: the append-buffer form (same elements, order of tiles unspecified).
+    method: "single-pass" (decoupled fallback, docs/scan.md) or "three-phase" (count,
+    scan, scatter); None: single pass up to 2^24 elements, where it measured faster."""
+    if not isinstance(ordered, bool):
+        raise TypeError(f"ordered must be True or False, not {ordered!r}")
+    arr = as_input(x, VALUE_TYPES)
+    m = _as_mask(mask, shape=arr.shape)
+    return _select(arr.ravel(), m.ravel(), ordered, method)
+
+
+def nonzero(mask, ordered: bool = True, *, method: str | None = None) -> Array:
+    """The flat indices of the True elements of a bool mask: np.flatnonzero(mask) (for a
+    1-D mask, np.nonzero(mask)[0]). uint32 indices. `method` as for compact."""
+    if not isinstance(ordered, bool):
+        raise TypeError(f"ordered must be True or False, not {ordered!r}")
+    m = _as_mask(mask)
+    return _select(None, m.ravel(), ordered, method)
+
+
+def _values_and_counts(s: Array, want_counts: bool):
+    starts_mask = _run_starts(s)
+    values = _select(s, starts_mask)
+    if not want_counts:
+        return values, None
+    starts = _select(None, starts_mask)
+    lengths = empty((starts.size,), U32, s.device)
+    program = Program(s.device, label="run lengths")
+    _runs_step(program, "run_lengths", s.dtype, {4: starts.buffer, 5: lengths.buffer}, starts.size, total=s.size)
+    program.run()
+    return values, lengths
+
+
+def run_length_encode(x):
+    """(values, counts) of the runs of equal adjacent elements of the flattened x.
+    NaNs next to each other form one run. counts are uint32."""
+    arr = as_input(x, VALUE_TYPES).ravel()
+    if arr.size == 0:
+        return empty((0,), arr.dtype, arr.device), empty((0,), U32, arr.device)
+    return _values_and_counts(arr, want_counts=True)
+
+
+def unique(x, return_counts: bool = False, return_inverse: bool = False, **numpy_kw):
+    """numpy.unique of the flattened x: the sorted distinct values (NaNs collapse into
+    one, as numpy's default equal_nan=True). With return_inverse, uint32 indices into the
+    unique values with x's shape; with return_counts, uint32 counts. Returns a tuple in
+    numpy's order (unique, inverse, counts) when either is asked for."""
+    numpy_options.refuse("unique", numpy_kw, numpy_options.UNIQUE)
+    arr = as_input(x, VALUE_TYPES)
+    flat = arr.ravel()
+    n = flat.size
+    dev = arr.device
+    # keys in a narrow range: a bitmap, no sort (ops/unique_dense.py); None: sort
+    dense = unique_dense(flat, arr.shape, return_inverse, return_counts) if n else None
+    if n == 0:
+        values, inverse, counts = empty((0,), arr.dtype, dev), empty(arr.shape, U32, dev), empty((0,), U32, dev)
+    elif dense is not None:
+        values, inverse, counts = dense
+    elif return_inverse:  # the sorted keys come with the permutation: no gather
+        perm, s = argsort_with_keys(flat, keep_keys=True)
+        values, counts = _values_and_counts(s, return_counts)
+        inverse = _inverse(s, perm, arr.shape)
+    else:
+        values, counts = _values_and_counts(sort(flat), return_counts)
+        inverse = None
+    result = (values,)
+    if return_inverse:
+        result += (inverse,)
+    if return_counts:
+        result += (counts,)
+    return result[0] if len(result) == 1 else result
