@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wgprim.check import WgslSyntaxError, analysis, check_source
+from wgprim.check import WgslSyntaxError, analysis, check_source, summaries
 from wgprim.check.parser import parse
 from wgprim.check.symbols import collect
 
@@ -53,7 +53,7 @@ def _both(text: str, monkeypatch) -> tuple[list, list]:
     except WgslSyntaxError as error:  # the corpus's syntax cases
         pytest.skip(f"not WGSL: {error.message}")
     fast = _walk(module, text)
-    monkeypatch.setattr(analysis, "REPLAY", False)
+    monkeypatch.setattr(summaries, "REPLAY", False)
     monkeypatch.setattr(analysis, "LOOP_ROUNDS", 1)
     plain = _walk(module, text)
     return fast, plain

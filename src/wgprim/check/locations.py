@@ -1,0 +1,242 @@
+"""Memory locations and indices: workgroup memory, and array indices as shapes.
+
+Workgroup memory is followed by barrier intervals (`_mem`, `_store_mem`), and each array
+index is kept as an `indices.Shape` (a few symbols plus a bounded rest) so that regions of
+one buffer can be told apart. `LocationMixin` is a part of `analysis.EntryWalker`.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from lark import Tree
+
+from . import indices
+from .model import EMPTY, Val
+from .provenance import Ctx, indirect
+from .symbols import attributes
+
+
+class LocationMixin:
+    """Workgroup memory and index shapes (a part of `EntryWalker`)."""
+
+    def _mem(self, loc) -> frozenset:
+        """What was stored into workgroup memory at `loc` (nothing for other spaces)."""
+        if loc.space != "workgroup":
+            return EMPTY
+        value = self.mem_deps.get(loc.root, EMPTY)
+        self._reads.append((self.mem_deps, loc.root, value))
+        if self._traces:
+            self._log("mem_read", (loc.root, value))
+        return value
+
+    def _store_mem(self, loc, data: frozenset, control: frozenset):
+        deps = data | indirect(control)
+        if self._traces:
+            self._log("mem_store", (loc.root, deps))
+        self.mem_deps[loc.root] = self.mem_deps.get(loc.root, EMPTY) | deps
+
+    def _workgroup_size(self) -> int | None:
+        """Invocations per workgroup when @workgroup_size is made of constants."""
+        attrs = attributes(self.module.functions[self.entry].node.children[0]).get("workgroup_size")
+        if not attrs:
+            return None
+        total = 1
+        for dim in attrs:
+            v = self._const(dim)
+            if v is None:
+                return None
+            total *= v
+        return total
+
+    def _workgroup_dims(self) -> dict:
+        """Invocations along x, y, z of a workgroup (None where not a constant)."""
+        dims = self.__dict__.get("_dims")
+        if dims is None:
+            attrs = attributes(self.module.functions[self.entry].node.children[0]).get("workgroup_size") or []
+            values = [self._const(a) for a in attrs] + [1] * (3 - len(attrs))
+            dims = self._dims = dict(zip("xyz", values))
+        return dims
+
+    def _builtin_shape(self, builtin: str, component: str | None) -> indices.Shape:
+        dims = self._workgroup_dims()
+        if component is None:
+            if builtin == "local_invocation_index":
+                total = self._workgroup_size()
+                return indices.span(0, total - 1, True) if total else indices.unknown(True)
+            return indices.unknown(True)
+        if component not in dims:
+            return indices.unknown(True)
+        size = dims[component]
+        if builtin == "workgroup_id":
+            return indices.symbol((indices.WORKGROUP, component), True)
+        if builtin == "num_workgroups":
+            return indices.symbol(("num_workgroups", component), True)
+        if builtin == "local_invocation_id" and size:
+            return indices.span(0, size - 1, True)
+        if builtin == "global_invocation_id" and size:  # wid * size + lid
+            wid = indices.scale(indices.symbol((indices.WORKGROUP, component), True), size, True)
+            return indices.add(wid, indices.span(0, size - 1, True))
+        return indices.unknown(True)
+
+    def _unsigned_literal(self, node) -> bool:
+        if isinstance(node, Tree) and node.data == "literal":
+            return str(node.children[0]).endswith("u")
+        if isinstance(node, Tree) and node.data == "call_expr":
+            return str(node.children[0]) == "u32"
+        return False
+
+    def _shape(self, node) -> indices.Shape:
+        """An index expression as symbols plus bounds; side-effect free."""
+        key = (id(node), self.context)
+        hit = self._shapes.get(key)
+        if hit is None:
+            self._consults.append(set())
+            shape = self._shape_of(node)
+            hit = self._shapes[key] = (shape, frozenset(self._consults.pop()))
+        if hit[1] and self._consults:
+            self._consults[-1] |= hit[1]
+        return hit[0]
+
+    def _shape_of(self, node) -> indices.Shape:
+        const = self._const(node)
+        if const is not None:
+            return indices.point(const, self._unsigned_literal(node))
+        if not isinstance(node, Tree):
+            return indices.UNKNOWN
+        kind = node.data
+        if kind == "ident_expr":
+            name = str(node.children[0])
+            for scope in reversed(self.scopes):
+                if name in scope:
+                    val = scope[name]
+                    if val.shape is not None:
+                        if scope is self.scopes[0]:  # a parameter: its shape is the caller's
+                            self._consults[-1].add(name)
+                        return val.shape
+                    return self._opaque_shape(val)
+            if name in self.module.constants:  # an override: fixed for the dispatch
+                return indices.symbol(("override", name))
+            return self._opaque_shape(self._lookup(name), unsigned=name in self.module.unsigned_vars)
+        if kind == "member":
+            base = node.children[0]
+            root = base
+            while isinstance(root, Tree) and root.data == "member":
+                root = root.children[0]
+            if isinstance(root, Tree) and root.data == "ident_expr":
+                # names and members only: evaluating them reads nothing, records nothing
+                return self._opaque_shape(self._eval(base, Ctx()), str(node.children[1]))
+            return indices.unknown(self._reads_unsigned(node))
+        if kind == "index":
+            return indices.unknown(self._reads_unsigned(node))
+        if kind == "binop":
+            return self._binop_shape(node)
+        if kind == "unop":
+            op, operand = node.children
+            if str(op) == "-":
+                inner = self._shape(operand)
+                return indices.scale(inner, -1, inner.unsigned)
+            return indices.UNKNOWN
+        if kind == "call_expr":
+            return self._call_shape(node)
+        return indices.UNKNOWN
+
+    def _reads_unsigned(self, node) -> bool:
+        """Whether an expression reads a variable that holds only u32s (`keys[i]`)."""
+        while isinstance(node, Tree) and node.data in ("index", "member"):
+            node = node.children[0]
+        return (isinstance(node, Tree) and node.data == "ident_expr"
+                and str(node.children[0]) in self.module.unsigned_vars)
+
+    def _opaque_shape(self, val: Val, component: str | None = None, unsigned=False) -> indices.Shape:
+        """A value known only by where it comes from: a built-in input, uniform memory."""
+        if val.fields is not None:
+            return indices.UNKNOWN
+        if val.ref is not None:
+            loc = val.ref.loc
+            if loc is not None and loc.space == "uniform" and not val.ref.index_deps:
+                path = str(loc) + ("." + component if component else "")
+                return indices.symbol(("uniform", path) + val.ref.index_texts, unsigned)
+            return indices.unknown(unsigned)
+        direct = [s for s in val.deps if not s.indirect]
+        if len(direct) == 1 and len(val.deps) == 1 and direct[0].kind == "builtin":
+            return self._builtin_shape(direct[0].name, component)
+        return indices.UNKNOWN
+
+    def _binop_shape(self, node) -> indices.Shape:
+        a_node, op, b_node = node.children
+        op = str(op)
+        if op not in ("+", "-", "*", "&", "%", "/", ">>", "<<"):
+            return indices.UNKNOWN
+        a, b = self._shape(a_node), self._shape(b_node)
+        unsigned = a.unsigned or b.unsigned
+        c = b.lo if b.interval and b.lo == b.hi else None
+        if op in ("+", "-"):
+            return indices.add(a, b, 1 if op == "+" else -1)
+        if op == "*":
+            if c is not None:
+                return indices.scale(a, c, unsigned)
+            if a.interval and a.lo == a.hi:
+                return indices.scale(b, a.lo, unsigned)
+            if a.interval and b.interval and a.lo >= 0 and b.lo >= 0:
+                return indices.span(a.lo * b.lo, a.hi * b.hi, unsigned)
+            return indices.unknown(unsigned)
+        if op == "&":
+            if c is not None and c >= 0:
+                return indices.mask(a, c, unsigned)
+            if a.interval and a.lo == a.hi and a.lo >= 0:
+                return indices.mask(b, a.lo, unsigned)
+            return indices.unknown(unsigned)
+        if c is None or c < 0:
+            return indices.unknown(unsigned if op != ">>" and op != "<<" else a.unsigned)
+        if op == "%":
+            return indices.modulo(a, c, unsigned) if c > 0 else indices.UNKNOWN
+        if op == "/":
+            return indices.divide(a, c, unsigned) if c > 0 else indices.UNKNOWN
+        if op == ">>":
+            return indices.shift_right(a, c) if c < 32 else indices.unknown(a.unsigned)
+        return indices.scale(a, 1 << c, a.unsigned) if c < 32 else indices.unknown(a.unsigned)
+
+    def _call_shape(self, node) -> indices.Shape:
+        name = str(node.children[0])
+        arg_list = node.children[2].children[0]
+        if name in ("atomicLoad", "atomicAdd", "atomicSub", "atomicMax", "atomicMin", "atomicOr",
+                    "atomicAnd", "atomicXor", "atomicExchange") and arg_list is not None and arg_list.children:
+            pointer = (arg_list.children[0].children[1] if arg_list.children[0].data == "unop"
+                       else arg_list.children[0])
+            return indices.unknown(self._reads_unsigned(pointer))
+        if name not in ("u32", "i32", "min", "max", "clamp", "select"):
+            return indices.UNKNOWN
+        args = [self._shape(a) for a in (arg_list.children if arg_list is not None else [])]
+        if name in ("u32", "i32") and len(args) == 1:
+            a = args[0]
+            if name == "u32":
+                return indices.span(0, indices.U32_MAX, True) if a.known and a.lo < 0 else replace(a, unsigned=True)
+            return replace(a, unsigned=False)
+        if name in ("min", "max") and len(args) == 2:
+            a, b = args
+            if a.interval and b.interval:
+                pick = min if name == "min" else max
+                return indices.span(pick(a.lo, b.lo), pick(a.hi, b.hi), a.unsigned or b.unsigned)
+            return indices.hull(a, b)
+        if name == "clamp" and len(args) == 3:
+            x, lo, hi = args
+            if lo.interval and hi.interval and lo.lo <= hi.hi:
+                low = max(lo.lo, x.lo) if x.interval else lo.lo
+                high = min(hi.hi, x.hi) if x.interval else hi.hi
+                if low <= high:
+                    return indices.span(low, high, x.unsigned or lo.unsigned)
+            return indices.unknown(x.unsigned)
+        if name == "select" and len(args) == 3:
+            return indices.hull(args[0], args[1])
+        return indices.UNKNOWN
+
+    def _index_text(self, node) -> str:
+        """An index expression's source, blanks normalized (to compare indices)."""
+        text = self._texts.get(id(node))
+        if text is None:
+            text = self._texts[id(node)] = " ".join(self._source_text(node).split())
+        return text
+
+    def _source_text(self, node) -> str:
+        meta = node.meta
+        return self.text[meta.start_pos:meta.end_pos]
