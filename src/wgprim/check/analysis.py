@@ -321,7 +321,10 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
         key = self._var_key(name, typed)
         data = self._value(init, ctx).deps if init is not None else EMPTY
         self._declare(key)
-        self._store_var(key, data, ctx.control, declare=True)
+        # not the control it is declared under: the variable lives in this block, and every
+        # use of it runs under that control anyway (so a `var` made in a loop's body does not
+        # take on the loop's exit condition, just as a `let` does not)
+        self._store_var(key, data, EMPTY, declare=True)
         self.scopes[-1][name] = Val(ref=Ref(local_key=key))
         return Flow()
 
