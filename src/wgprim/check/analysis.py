@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from lark import Tree
 
 from . import indices, loops
-from .locations import LocationMixin
+from .locations import LocationMixin, MemoryView
 from .model import (EMPTY, NONUNIFORM_BUILTINS, WORKGROUP_IDENTITY_BUILTINS, EntryAnalysis, Frame, LoopReport,
                     Ref, Site, Source, Val)
 from .progress import LoopRecord, waited_storage
@@ -69,6 +69,7 @@ class _Mark:
     reads: int
     summaries: int
     call_guards: frozenset
+    epoch: int
     current: dict
     recs: list
     traces: list
@@ -81,7 +82,8 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
         self.entry = entry
         self.var_deps: dict[str, frozenset] = {}
         # workgroup memory, flow-insensitive like variables: root name -> what was stored
-        self.mem_deps: dict[str, frozenset] = {}
+        self.mem_deps: dict[str, dict] = {}  # see LocationMixin
+        self._mem_view = MemoryView(self.mem_deps)
         self.loop_divergence: dict[tuple, frozenset] = {}
         self.cond_deps: dict[int, frozenset] = {}
         self.load_refs: dict[Source, Ref] = {}  # where each read reads (its index)
@@ -160,6 +162,7 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
         # inside a branch or a loop it only adds to it. Loops fall back to var_deps.
         self.current: dict[str, frozenset] = {}
         self.depth = 0  # branches and loops the walk is inside
+        self.epoch = 0  # barrier intervals passed (see LocationMixin)
         self.decl_depth: dict[str, int] = {}
         self.returns: list[Val] = []
         self.cond_deps = {}
@@ -384,7 +387,10 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
             return
         if ref.local_key is not None:
             self._store_var(ref.local_key, val.deps | ref.index_deps, ctx.control)
-            reads = frozenset(s.name for s in val.deps if s.kind == "var" and not s.indirect)
+            # (a variable seen through workgroup memory is not read here: what memory holds is
+            # followed by barrier intervals only, and a slot reused for something else must not
+            # make a loop's wait look like a counter it advances)
+            reads = frozenset(s.name for s in val.deps if s.kind == "var" and not s.indirect and not s.memory)
             loads = frozenset(s for s in val.deps if s.kind == "load" and not s.indirect)
             if self.loop_stack or self._traces:
                 self._emit_assignment((ref.local_key, reads, compound, loads), self._loop_stmts())
@@ -470,7 +476,7 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
 
     def _mark(self) -> "_Mark":
         return _Mark(self.seq, len(self.result.accesses), len(self.result.barriers), len(self.loops_seen),
-                     len(self.returns), len(self._reads), len(self._summaries), self.call_guards,
+                     len(self.returns), len(self._reads), len(self._summaries), self.call_guards, self.epoch,
                      dict(self.current),
                      [(rec, len(rec.writes), len(rec.assignments), len(rec.pointer_calls))
                       for rec in self.loop_stack],
@@ -480,6 +486,7 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
         """Undo what the walk recorded since `mark` (the tables keep what it stored: they
         only grow)."""
         self.seq = mark.seq
+        self.epoch = mark.epoch
         del self.result.accesses[mark.accesses:], self.result.barriers[mark.barriers:]
         del self.loops_seen[mark.loops:], self.returns[mark.returns:], self._reads[mark.reads:]
         for k in list(self._summaries)[mark.summaries:]:

@@ -12,28 +12,82 @@ from lark import Tree
 
 from . import indices
 from .model import EMPTY, Val
-from .provenance import Ctx, indirect
+from .provenance import Ctx, indirect, through_memory
 from .symbols import attributes
 
 
-class LocationMixin:
-    """Workgroup memory and index shapes (a part of `EntryWalker`)."""
+def barrier_steps(name: str) -> int:
+    """How many barrier intervals a barrier call ends: `workgroupUniformLoad` is a barrier,
+    the load, and another barrier (the load's interval holds nothing else)."""
+    return 2 if name == "workgroupUniformLoad" else 1
 
-    def _mem(self, loc) -> frozenset:
-        """What was stored into workgroup memory at `loc` (nothing for other spaces)."""
+
+def stored_until(stores: dict | None, epoch: int) -> frozenset:
+    """What a read in barrier interval `epoch` may see of a root's stores: those of that
+    interval and the earlier ones (`stores` maps an interval to what was stored in it)."""
+    if not stores:
+        return EMPTY
+    out = EMPTY
+    for e, deps in stores.items():
+        if e <= epoch:
+            out = out | deps
+    return out
+
+
+def stored_ever(stores: dict | None) -> frozenset:
+    return EMPTY.union(*stores.values()) if stores else EMPTY
+
+
+class MemoryView:
+    """`mem_deps` as the reads see it: `get((root, epoch))` is what a read of `root` in that
+    barrier interval may see (how a pass's reads are checked again at its end)."""
+
+    def __init__(self, table: dict):
+        self.table = table
+
+    def get(self, key, default=EMPTY):
+        root, epoch = key
+        return stored_until(self.table.get(root), epoch)
+
+
+class LocationMixin:
+    """Workgroup memory and index shapes (a part of `EntryWalker`).
+
+    Workgroup memory is followed by order: `mem_deps` maps a root to what was stored into
+    it in each barrier interval, an interval being what lies between two barriers that
+    every invocation passes (those at the top level of the entry point, calls at the top
+    level included; a barrier inside a branch or a loop ends no interval). A read sees what
+    its own interval and earlier ones stored: other invocations of the workgroup may be
+    anywhere in the interval the reader is in, but none is past its end, and every round of
+    a loop lies in one interval. So a variable that first hands out a claimed tile and,
+    later, a value another workgroup published does not make the tile look like that value.
+    """
+
+    def _mem(self, loc, at: int | None = None) -> frozenset:
+        """What was stored into workgroup memory at `loc` that a read in interval `at` (this
+        one by default) may see; nothing for other spaces."""
         if loc.space != "workgroup":
             return EMPTY
-        value = self.mem_deps.get(loc.root, EMPTY)
-        self._reads.append((self.mem_deps, loc.root, value))
+        epoch = self.epoch if at is None else at
+        value = stored_until(self.mem_deps.get(loc.root), epoch)
+        self._reads.append((self._mem_view, (loc.root, epoch), value))
         if self._traces:
-            self._log("mem_read", (loc.root, value))
-        return value
+            self._log("mem_read", (loc.root, self.epoch - epoch, value))
+        return through_memory(value)
 
     def _store_mem(self, loc, data: frozenset, control: frozenset):
         deps = data | indirect(control)
         if self._traces:
             self._log("mem_store", (loc.root, deps))
-        self.mem_deps[loc.root] = self.mem_deps.get(loc.root, EMPTY) | deps
+        self._mem_put(loc.root, deps)
+
+    def _mem_put(self, root: str, deps: frozenset):
+        stores = self.mem_deps.get(root) or {}
+        old = stores.get(self.epoch, EMPTY)
+        if not deps <= old:
+            stores = dict(stores)  # copied on write: the reads noted keep what they saw
+            stores[self.epoch] = old | deps
+            self.mem_deps[root] = stores
 
     def _workgroup_size(self) -> int | None:
         """Invocations per workgroup when @workgroup_size is made of constants."""

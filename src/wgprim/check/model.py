@@ -92,6 +92,9 @@ class Source:
     # True when it reaches the value through workgroupUniformLoad: the value is then
     # uniform across the workgroup, whatever it was computed from.
     uniform: bool = False
+    # True when it reaches the value through workgroup memory (what was stored there):
+    # a variable seen that way is not read directly, so it is nobody's loop counter.
+    memory: bool = False
 
     def __eq__(self, other) -> bool:  # sources fill large sets: compare cheaply
         if self is other:
@@ -99,25 +102,26 @@ class Source:
         if other.__class__ is not Source or hash(self) != hash(other):
             return False
         return (self.kind, self.name, self.loc, self.atomic, self.rmw, self.site, self.context,
-                self.indirect, self.uniform) == (other.kind, other.name, other.loc, other.atomic,
-                                                 other.rmw, other.site, other.context, other.indirect,
-                                                 other.uniform)
+                self.indirect, self.uniform, self.memory) == (
+                    other.kind, other.name, other.loc, other.atomic, other.rmw, other.site,
+                    other.context, other.indirect, other.uniform, other.memory)
 
     def __hash__(self) -> int:  # sources fill large sets: hash each once
         h = self.__dict__.get("_hash")
         if h is None:
             h = hash((self.kind, self.name, self.loc, self.atomic, self.rmw, self.site,
-                      self.context, self.indirect, self.uniform))
+                      self.context, self.indirect, self.uniform, self.memory))
             object.__setattr__(self, "_hash", h)
         return h
 
     def direct(self) -> "Source":
-        """The source itself, however it reached the value (not through control, not made uniform)."""
-        if not (self.indirect or self.uniform):
+        """The source itself, however it reached the value (not through control, memory or a
+        uniform load)."""
+        if not (self.indirect or self.uniform or self.memory):
             return self
         cached = self.__dict__.get("_direct")
         if cached is None:
-            cached = replace(self, indirect=False, uniform=False)
+            cached = replace(self, indirect=False, uniform=False, memory=False)
             object.__setattr__(self, "_direct", cached)
         return cached
 
@@ -128,6 +132,15 @@ class Source:
         if cached is None:
             cached = replace(self, indirect=True)
             object.__setattr__(self, "_indirect", cached)
+        return cached
+
+    def through_memory(self) -> "Source":
+        if self.memory:
+            return self
+        cached = self.__dict__.get("_memory")
+        if cached is None:
+            cached = replace(self, memory=True)
+            object.__setattr__(self, "_memory", cached)
         return cached
 
     def made_uniform(self) -> "Source":

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from lark import Tree
 
 from . import loops
+from .locations import stored_ever
 from .model import EMPTY, Ref, Source
 
 
@@ -104,7 +105,8 @@ def waited_storage(walker, rec: LoopRecord) -> list[Source]:
     for src in exit_reads:
         ref = walker.load_refs.get(src)
         if ref is not None:
-            address_vars |= {s.name for s in ref.index_deps if s.kind == "var"}
+            # (not a variable seen through workgroup memory: the address does not follow it)
+            address_vars |= {s.name for s in ref.index_deps if s.kind == "var" and not s.memory}
     modified = {a[1] for a in rec.assignments} - rec.declared
     progress: dict[int, frozenset] = {}
 
@@ -190,7 +192,7 @@ def same_for_the_workgroup(walker, conds, deps: frozenset) -> bool:
         if root in seen:
             continue
         seen.add(root)
-        for d in walker.mem_deps.get(root, EMPTY):
+        for d in stored_ever(walker.mem_deps.get(root)):
             d = d.direct()
             through_memory.add(d)
             if d.kind == "load" and d.loc is not None and d.loc.space == "workgroup":

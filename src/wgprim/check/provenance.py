@@ -46,6 +46,19 @@ def indirect(control: frozenset) -> frozenset:
     return out
 
 
+_MEMORY: dict = {}
+
+
+def through_memory(deps: frozenset) -> frozenset:
+    """`deps` as reached through workgroup memory (memoized)."""
+    out = _MEMORY.get(deps)
+    if out is None:
+        if len(_MEMORY) > 50000:
+            _MEMORY.clear()
+        out = _MEMORY[deps] = frozenset(s.through_memory() for s in deps)
+    return out
+
+
 _SOURCES: dict = {}
 
 
@@ -241,12 +254,15 @@ class ProvenanceMixin:
         if name in ATOMIC_RMW or name in ("atomicLoad", "atomicStore"):
             return self._atomic(name, arg_nodes, site, ctx, result_used, self._masks.get(id(node)))
         if name in BARRIERS or name == "workgroupUniformLoad":
+            before = self.epoch
             self._emit_barrier(name, site, self._frames(site, ctx))
             if name == "workgroupUniformLoad" and arg_nodes:
                 pointer = self._eval(arg_nodes[0], ctx)
                 if pointer.ref is not None and pointer.ref.loc is not None:
                     # uniform by definition, but still computed from what was stored there
-                    return Val(frozenset(s.made_uniform() for s in self._mem(pointer.ref.loc)))
+                    # (read between its two barriers)
+                    at = before + 1 if self.epoch > before else before
+                    return Val(frozenset(s.made_uniform() for s in self._mem(pointer.ref.loc, at)))
             return Val()
         if name == "arrayLength":
             return Val()

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from lark import Tree
 
 from .model import BARRIERS, EMPTY, Access, Barrier, Frame, Ref, Site, Source, Val
+from .locations import barrier_steps, stored_until
 from .progress import LOCK_FREE, LoopRecord
 from .provenance import Ctx, union
 from .symbols import ModuleInfo
@@ -218,7 +219,8 @@ class SummaryMixin:
                 d = self.decl_depth.get(a.ref.local_key)
                 level = None if d is None else self.depth - d
             parts.append((a.deps, a.ref, a.is_pointer, a.shape if pname in sensitive else None, level))
-        return name, tuple(parts), caller.guards
+        # (a call at the top level counts its barriers as ends of barrier intervals)
+        return name, tuple(parts), caller.guards, self.depth == 0
 
     def _log(self, kind: str, payload, stmts: tuple | None = None):
         """Record an event in the traces being recorded; `stmts` (one per open loop) are
@@ -278,18 +280,23 @@ class SummaryMixin:
             elif kind == "pointer_call":
                 self._emit_pointer_call(payload, stmts)
             elif kind == "barrier":
-                name, site, frames = payload
-                self._emit_barrier(name, site, outer_frames + frames[trace.stack_len:])
+                name, site, frames, counted = payload
+                self._emit_barrier(name, site, outer_frames + frames[trace.stack_len:], counted)
             elif kind == "enter":
                 node, key, depth, seen_divergence, seen_stores = payload
                 self._enter_loop(LoopRecord(here(key), node, self.seq + 1, depth=depth + depth_shift),
                                  seen_divergence, seen_stores)
             elif kind == "exit":
                 self._exit_loop(payload)
-            elif kind == "var_read" or kind == "mem_read":
-                self._reads.append((self.var_deps if kind == "var_read" else self.mem_deps,) + payload)
+            elif kind == "var_read":
+                self._reads.append((self.var_deps,) + payload)
                 if self._traces:
                     self._log(kind, payload)  # what a trace around this call depends on
+            elif kind == "mem_read":
+                root, back, value = payload
+                self._reads.append((self._mem_view, (root, self.epoch - back), value))
+                if self._traces:
+                    self._log(kind, payload)
             elif kind == "pure_begin":
                 summary = self._summaries.get(payload[0])
                 if summary is not None:  # walked since: a hit now, as a call would be
@@ -311,7 +318,7 @@ class SummaryMixin:
                 self._note_condition(*payload)
             elif kind == "mem_store":
                 root, deps = payload
-                self.mem_deps[root] = self.mem_deps.get(root, EMPTY) | deps
+                self._mem_put(root, deps)
                 if self._traces:
                     self._log(kind, payload)
             elif kind == "lower_bound":
@@ -334,14 +341,19 @@ class SummaryMixin:
         """Whether every read the events record would read the same now (pure calls:
         a hit with the same summary, or a first call whose walk's reads still hold)."""
         pending = {}  # summaries the replay itself will have stored by then
+        epoch = self.epoch  # the barrier interval the replay will be in
         i, n = 0, len(events)
         while i < n:
             kind, payload, _ = events[i]
             if kind == "var_read":
                 if self.var_deps.get(payload[0], EMPTY) != payload[1]:
                     return False
+            elif kind == "barrier":
+                if payload[3]:
+                    epoch += barrier_steps(payload[0])
             elif kind == "mem_read":
-                if self.mem_deps.get(payload[0], EMPTY) != payload[1]:
+                root, back, value = payload
+                if stored_until(self.mem_deps.get(root), epoch - back) != value:
                     return False
             elif kind == "enter":
                 _node, key, _depth, seen_divergence, seen_stores = payload
@@ -373,12 +385,18 @@ class SummaryMixin:
         if self._traces:
             self._log("access", access, stmts)
 
-    def _emit_barrier(self, name: str, site: Site, frames: list):
+    def _emit_barrier(self, name: str, site: Site, frames: list, counted: bool | None = None):
+        """Record a barrier; one at the top level of the entry point (`counted`) ends a
+        barrier interval of workgroup memory (see LocationMixin)."""
         for rec in self.loop_stack:
             rec.barrier = True
         self.result.barriers.append(Barrier(name, site, self._next_seq(), frames))
+        if counted is None:
+            counted = self.depth == 0
+        if counted:
+            self.epoch += barrier_steps(name)
         if self._traces:
-            self._log("barrier", (name, site, frames))
+            self._log("barrier", (name, site, frames, counted))
 
     def _emit_assignment(self, assignment: tuple, stmts: tuple):
         for rec, stmt in zip(self.loop_stack, stmts):
