@@ -106,6 +106,8 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
         # a call's trace is replayed only where those arguments have the same shape
         self._sensitive: dict[str, set] = {}
         self._texts: dict[int, str] = {}  # index expression -> its source text
+        # the variable of a `for` loop that runs over constants -> its values in the body
+        self._counter_ranges: dict[str, indices.Shape] = {}
         self._module_vals: dict[str, Val] = {}  # what a module-scope name evaluates to
         # (function, its inputs) -> Trace; kept from pass to pass: a trace is replayed only
         # where what its walk read (variables, workgroup memory, loop state, summaries of
@@ -454,6 +456,11 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
         init = stmt.children[1]
         if init is not None:
             self._stmt(init, ctx)
+            counter = loops.counter_range(stmt, self._const, assigned_names)
+            if counter is not None:  # its values in the body, for index shapes
+                name, lo, hi = counter
+                unsigned = self._unsigned_literal(init.children[2]) or type_name(init.children[1].children[1]) == "u32"
+                self._counter_ranges[self.scopes[-1][name].ref.local_key] = indices.span(lo, hi, unsigned)
         flow = self._loop(stmt, ctx)
         self.scopes.pop()
         return flow

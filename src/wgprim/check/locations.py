@@ -167,6 +167,8 @@ class LocationMixin:
                         if scope is self.scopes[0]:  # a parameter: its shape is the caller's
                             self._consults[-1].add(name)
                         return val.shape
+                    if val.ref is not None and val.ref.local_key in self._counter_ranges:
+                        return self._counter_ranges[val.ref.local_key]  # `for (var p = 0u; p < 4u; p++)`
                     return self._opaque_shape(val)
             if name in self.module.constants:  # an override: fixed for the dispatch
                 return indices.symbol(("override", name))

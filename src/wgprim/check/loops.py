@@ -185,3 +185,48 @@ def back_edge_paths(loop: Tree, progress: dict[int, frozenset],
         extra = progress.get(id(update), frozenset())
         around = {p | extra for p in around}
     return around
+
+
+def _name(node) -> str | None:
+    if isinstance(node, Tree) and node.data == "ident_expr":
+        return str(node.children[0])
+    return None
+
+
+def counter_range(loop: Tree, const, assigned) -> tuple[str, int, int] | None:
+    """(name, lo, hi) when a `for` loop's variable runs over constants inside its body:
+    `for (var i = C0; i < C1; i++)` (or `<=`, `C1 > i`, `i += c` and `i = i + c` for a
+    constant c > 0) whose body never assigns `i` nor takes its address. `const` evaluates a
+    constant expression (None when it is not one), `assigned` names what a node assigns."""
+    if loop.data != "for_stmt":
+        return None
+    _, init, cond, update, body = loop.children
+    if not (isinstance(init, Tree) and init.data == "var_decl" and init.children[2] is not None):
+        return None
+    name = str(init.children[1].children[0])
+    lo = const(init.children[2])
+    if lo is None or not (isinstance(cond, Tree) and cond.data == "binop"):
+        return None
+    left, op, right = cond.children
+    op = str(op)
+    if _name(left) == name and op in ("<", "<="):
+        bound, inclusive = const(right), op == "<="
+    elif _name(right) == name and op in (">", ">="):
+        bound, inclusive = const(left), op == ">="
+    else:
+        return None
+    if bound is None or not isinstance(update, Tree):
+        return None
+    if update.data == "increment":
+        step = 1 if str(update.children[1]) == "++" else None
+    elif update.data == "compound_assign" and str(update.children[1]) == "+=":
+        step = const(update.children[2])
+    elif update.data == "assign" and isinstance(update.children[1], Tree) and update.children[1].data == "binop":
+        a, plus, b = update.children[1].children
+        step = const(b) if _name(a) == name and str(plus) == "+" else None
+    else:
+        return None
+    if _name(update.children[0]) != name or step is None or step <= 0 or name in assigned(body):
+        return None
+    hi = bound if inclusive else bound - 1
+    return (name, lo, hi) if lo <= hi else None
