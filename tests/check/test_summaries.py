@@ -27,7 +27,8 @@ def _record(entries) -> list:
         out.append((
             e.entry, e.stage, e.single_invocation, sorted(e.lower_bound_tests),
             [(a.kind, a.atomic, a.op, a.loc, a.ref, a.site, a.seq, a.guards, a.loops, a.result_used,
-              a.source, a.operand_deps, a.operand_const, a.mask) for a in e.accesses],
+              a.source, a.operand_deps, a.operand_const, a.mask, a.operand_bits, a.unchanged)
+             for a in e.accesses],
             [(b.name, b.site, b.seq, [(f.site, f.function, f.control) for f in b.frames]) for b in e.barriers],
             [(loop.key, loop.site, loop.waited, loop.seq_start, loop.seq_end) for loop in e.spin_loops],
             dict(e.load_refs)))

@@ -32,7 +32,7 @@ from .locations import LocationMixin, MemoryView
 from .model import (EMPTY, NONUNIFORM_BUILTINS, WORKGROUP_IDENTITY_BUILTINS, EntryAnalysis, Frame, LoopReport,
                     Ref, Site, Source, Val)
 from .progress import LoopRecord, waited_storage
-from .provenance import Ctx, ProvenanceMixin, atomic_reads, indirect, interned, union
+from .provenance import Ctx, ProvenanceMixin, atomic_reads, indirect, interned, mark_unchanged_ors, union
 from .summaries import SummaryMixin, Trace
 from .symbols import ModuleInfo, type_name
 from .trees import assigned_names, subtrees
@@ -83,6 +83,8 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
         self.var_deps: dict[str, frozenset] = {}
         # workgroup memory, flow-insensitive like variables: root name -> what was stored
         self.mem_deps: dict[str, dict] = {}  # see LocationMixin
+        # workgroup memory -> the reads whose bits make up all it is ever stored (None: not known)
+        self.mem_bits: dict[str, frozenset | None] = {}
         self._mem_view = MemoryView(self.mem_deps)
         self.loop_divergence: dict[tuple, frozenset] = {}
         self.cond_deps: dict[int, frozenset] = {}
@@ -126,6 +128,7 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
         for access in self.result.accesses:
             if access.mask is None and access.source in self.name_masks:
                 access.mask = self.name_masks[access.source]
+        mark_unchanged_ors(self.result.accesses, self.load_refs)
         for rec in self.loops_seen:
             waited = waited_storage(self, rec)
             if waited:
@@ -346,7 +349,7 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
             shape = self._shape(init)
             if not shape.known and type_name(typed.children[1]) == "u32":
                 shape = indices.unknown(True)
-            val = Val(val.deps, None, val.is_pointer, val.fields, shape)
+            val = Val(val.deps, None, val.is_pointer, val.fields, shape, val.bits)
         self.scopes[-1][name] = val
         return Flow()
 
@@ -400,7 +403,7 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
             if compound:
                 self._load(target, lhs, ctx)
             if ref.loc.space == "workgroup":
-                self._store_mem(ref.loc, val.deps, ctx.control)
+                self._store_mem(ref.loc, val.deps, ctx.control, None if compound or ref.index_deps else val.bits)
             self._access("write", False, None, ref, Site.of(lhs), ctx)
 
     def _condition(self, node, ctx: Ctx) -> frozenset:

@@ -75,11 +75,27 @@ class LocationMixin:
             self._log("mem_read", (loc.root, self.epoch - epoch, value))
         return through_memory(value)
 
-    def _store_mem(self, loc, data: frozenset, control: frozenset):
+    def _store_mem(self, loc, data: frozenset, control: frozenset, bits: frozenset | None):
+        """Store a value computed from `data` under `control`, made of the bits of `bits`
+        (see `Val.bits`)."""
         deps = data | indirect(control)
         if self._traces:
             self._log("mem_store", (loc.root, deps))
+            self._log("bits_store", (loc.root, bits))
         self._mem_put(loc.root, deps)
+        self._bits_put(loc.root, bits)
+
+    def _bits_put(self, root: str, bits: frozenset | None):
+        old = self.mem_bits.get(root, EMPTY)  # (nothing stored: zero, no bit set)
+        self.mem_bits[root] = None if old is None or bits is None else old | bits
+
+    def _mem_bits(self, loc) -> frozenset | None:
+        """The reads whose bits make up all that is ever stored at `loc` (flow-insensitive)."""
+        value = self.mem_bits.get(loc.root, EMPTY)
+        self._reads.append((self.mem_bits, loc.root, value))
+        if self._traces:
+            self._log("bits_read", (loc.root, value))
+        return value
 
     def _mem_put(self, root: str, deps: frozenset):
         stores = self.mem_deps.get(root) or {}

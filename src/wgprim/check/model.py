@@ -230,6 +230,9 @@ class Val:
     is_pointer: bool = False
     fields: dict | None = None  # struct of built-in inputs: member -> Val
     shape: object = None  # for a `let`: its value as an `indices.Shape`, when followed
+    # the reads whose bits make up the value (each set bit of it was set in one of them when
+    # read: `atomicLoad(&f) & MASK`, through lets and workgroup memory); None: not known
+    bits: frozenset | None = None
 
 
 @dataclass
@@ -248,6 +251,10 @@ class Access:
     operand_deps: frozenset = EMPTY  # what the stored or combined operands depend on
     operand_const: int | None = None  # the operand of an atomic RMW when it is a constant
     mask: int | None = None  # for an atomicLoad: the constant its value is ANDed with at once
+    operand_bits: frozenset | None = None  # an atomic RMW's operand's `Val.bits`
+    # an atomicOr of bits just read from the same word, which only atomicOr changes: it
+    # leaves the word as it was (a failure passed on), so it publishes nothing
+    unchanged: bool = False
 
 
 @dataclass

@@ -154,7 +154,8 @@ class ProvenanceMixin:
         self._created(src)
         self._set_load_ref(src, ref)
         self._access("read", False, None, ref, site, ctx, source=src)
-        return Val(val.deps | ref.index_deps | {src} | self._mem(ref.loc))
+        bits = self._mem_bits(ref.loc) if ref.loc.space == "workgroup" else frozenset({src})
+        return Val(val.deps | ref.index_deps | {src} | self._mem(ref.loc), bits=bits)
 
     def _created(self, src: Source):
         for rec in self.loop_stack:
@@ -193,7 +194,13 @@ class ProvenanceMixin:
                             for src in self._lookup(str(call.children[0])).deps:
                                 if src.kind == "load" and src.atomic and not src.indirect:
                                     self._note_mask(src, m)
-            return Val(self._value(node.children[0], ctx).deps | self._value(node.children[2], ctx).deps)
+            a, b = self._value(node.children[0], ctx), self._value(node.children[2], ctx)
+            bits = None
+            if op == "&":  # a subset of the bits of either side
+                bits = a.bits if a.bits is not None else b.bits
+            elif op == "|" and a.bits is not None and b.bits is not None:
+                bits = a.bits | b.bits
+            return Val(a.deps | b.deps, bits=bits)
         if kind == "unop":
             op, operand = node.children
             if op == "&":
@@ -262,7 +269,8 @@ class ProvenanceMixin:
                     # uniform by definition, but still computed from what was stored there
                     # (read between its two barriers)
                     at = before + 1 if self.epoch > before else before
-                    return Val(frozenset(s.made_uniform() for s in self._mem(pointer.ref.loc, at)))
+                    return Val(frozenset(s.made_uniform() for s in self._mem(pointer.ref.loc, at)),
+                               bits=self._mem_bits(pointer.ref.loc))
             return Val()
         if name == "arrayLength":
             return Val()
@@ -320,7 +328,8 @@ class ProvenanceMixin:
         if operand_const is not None and _IDENTITY_OPERAND.get(name) == operand_const:
             name = "atomicLoad"  # changes nothing: a read written as a read-modify-write
         if ref.loc.space == "workgroup" and name != "atomicLoad":
-            self._store_mem(ref.loc, operand_deps, ctx.control)
+            self._store_mem(ref.loc, operand_deps, ctx.control, None)
+        operand_bits = operands[0].bits if len(operands) == 1 else None
         if name == "atomicStore":
             self._access("write", True, name, ref, site, ctx, operand_deps=operand_deps,
                          operand_const=operand_const)
@@ -340,11 +349,13 @@ class ProvenanceMixin:
                 self.cas_expected[src] = expected
         kind = "read" if name == "atomicLoad" else "rmw"
         self._access(kind, True, name, ref, site, ctx, result_used=result_used, source=src,
-                     operand_deps=operand_deps, operand_const=operand_const, mask=mask)
-        return Val(pointer.deps | ref.index_deps | {src} | self._mem(ref.loc))
+                     operand_deps=operand_deps, operand_const=operand_const, mask=mask,
+                     operand_bits=operand_bits)
+        bits = frozenset({src}) if name == "atomicLoad" else None
+        return Val(pointer.deps | ref.index_deps | {src} | self._mem(ref.loc), bits=bits)
 
     def _access(self, kind, atomic, op, ref: Ref, site: Site, ctx: Ctx, result_used=True, source=None,
-                operand_deps=EMPTY, operand_const=None, mask=None):
+                operand_deps=EMPTY, operand_const=None, mask=None, operand_bits=None):
         loc = ref.loc
         if loc.space not in ("storage", "workgroup"):
             return
@@ -352,4 +363,23 @@ class ProvenanceMixin:
         self._emit_access(Access(
             kind, atomic, op, loc, ref, site, self._next_seq(), ctx.guards,
             tuple(rec.key for rec in self.loop_stack), result_used, source, operand_deps,
-            operand_const, mask), stmts)
+            operand_const, mask, operand_bits), stmts)
+
+
+def mark_unchanged_ors(accesses: list, load_refs: dict):
+    """Mark each `atomicOr(&w, v)` whose operand is made of bits just read from `w` itself
+    (`Val.bits`: `let f = atomicLoad(&w) & MASK; atomicOr(&w, f)`, also through workgroup
+    memory) when nothing else in the entry point changes `w` but atomicOr: the bits were
+    set when read and nothing clears them, so the OR leaves the word as it was."""
+    for access in accesses:
+        if access.op != "atomicOr" or not access.operand_bits:
+            continue
+        ref = access.ref
+        if not all(s.kind == "load" and s.rmw in (None, "atomicOr") and s.loc is not None
+                   and s.loc.overlaps(access.loc) and s in load_refs
+                   and load_refs[s].index_texts == ref.index_texts for s in access.operand_bits):
+            continue
+        if any(w.kind in ("write", "rmw") and w.op != "atomicOr" and w.ref.same_place(ref)
+               for w in accesses):
+            continue
+        access.unchanged = True

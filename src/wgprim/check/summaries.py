@@ -115,7 +115,7 @@ def _moved(access: Access, seq: int, loops: tuple) -> Access:
     """`access` as it happens at another point of the walk."""
     return Access(access.kind, access.atomic, access.op, access.loc, access.ref, access.site, seq,
                   access.guards, loops, access.result_used, access.source, access.operand_deps,
-                  access.operand_const, access.mask)
+                  access.operand_const, access.mask, access.operand_bits)
 
 
 _CALL_GRAPHS: dict = {}
@@ -321,6 +321,14 @@ class SummaryMixin:
                 self._mem_put(root, deps)
                 if self._traces:
                     self._log(kind, payload)
+            elif kind == "bits_store":
+                self._bits_put(*payload)
+                if self._traces:
+                    self._log(kind, payload)
+            elif kind == "bits_read":
+                self._reads.append((self.mem_bits,) + payload)
+                if self._traces:
+                    self._log(kind, payload)
             elif kind == "lower_bound":
                 self._note_lower_bound(payload)
             elif kind == "mask":
@@ -347,6 +355,9 @@ class SummaryMixin:
             kind, payload, _ = events[i]
             if kind == "var_read":
                 if self.var_deps.get(payload[0], EMPTY) != payload[1]:
+                    return False
+            elif kind == "bits_read":
+                if self.mem_bits.get(payload[0], EMPTY) != payload[1]:
                     return False
             elif kind == "barrier":
                 if payload[3]:

@@ -131,7 +131,7 @@ def check(entries):
                 f"`{read.loc}` (line {written[0].site.line}) may not be visible yet", HINT)
 
         for flag_write in entry.accesses:
-            if not flag_write.atomic or flag_write.kind not in ("write", "rmw"):
+            if not flag_write.atomic or flag_write.kind not in ("write", "rmw") or flag_write.unchanged:
                 continue
             if not flag_write.loc.writable_storage:
                 continue
