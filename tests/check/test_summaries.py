@@ -25,7 +25,7 @@ def _record(entries) -> list:
     out = []
     for e in entries:
         out.append((
-            e.entry, e.stage, e.single_invocation, sorted(e.lower_bound_tests),
+            e.entry, e.stage, e.single_invocation, e.lower_bound_reads, e.best_effort_reads,
             [(a.kind, a.atomic, a.op, a.loc, a.ref, a.site, a.seq, a.guards, a.loops, a.result_used,
               a.source, a.operand_deps, a.operand_const, a.mask, a.operand_bits, a.unchanged)
              for a in e.accesses],

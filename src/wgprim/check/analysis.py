@@ -32,7 +32,8 @@ from .locations import LocationMixin, MemoryView
 from .model import (EMPTY, NONUNIFORM_BUILTINS, WORKGROUP_IDENTITY_BUILTINS, EntryAnalysis, Frame, LoopReport,
                     Ref, Site, Source, Val)
 from .progress import LoopRecord, waited_storage
-from .provenance import Ctx, ProvenanceMixin, atomic_reads, indirect, interned, mark_unchanged_ors, union
+from .provenance import (Ctx, ProvenanceMixin, atomic_reads, indirect, interned, lower_bound_reads, mark_unchanged_ors,
+                         union)
 from .summaries import SummaryMixin, Trace
 from .symbols import ModuleInfo, type_name
 from .trees import assigned_names, subtrees
@@ -88,6 +89,7 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
         self._mem_view = MemoryView(self.mem_deps)
         self.loop_divergence: dict[tuple, frozenset] = {}
         self.cond_deps: dict[int, frozenset] = {}
+        self.uses: set[frozenset] = set()  # values used for their effect alone (entry outputs, textureStore)
         self.load_refs: dict[Source, Ref] = {}  # where each read reads (its index)
         # compare-exchanges whose expected value is a read of the same word: lock-free
         # updates that fail only when someone else succeeded, not waits
@@ -129,11 +131,16 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
             if access.mask is None and access.source in self.name_masks:
                 access.mask = self.name_masks[access.source]
         mark_unchanged_ors(self.result.accesses, self.load_refs)
+        bounded_exits = set()  # the conditions of the exits of loops that do not wait
         for rec in self.loops_seen:
             waited = waited_storage(self, rec)
             if waited:
                 self.result.spin_loops.append(LoopReport(rec.key, Site.of(rec.node), waited,
                                                          rec.seq_start, rec.seq_end))
+            else:
+                bounded_exits |= {id(cond) for conds in loops.exits(rec.node) for cond in conds}
+        self.result.lower_bound_reads, self.result.best_effort_reads = lower_bound_reads(
+            self.cond_deps, self.result.accesses, self.uses, bounded_exits)
         # (a loop waiting for memory presumes someone else: not written for one invocation)
         self.result.single_invocation = self._workgroup_size() == 1 and not self.result.spin_loops and not any(
             s.kind == "builtin" and s.name in WORKGROUP_IDENTITY_BUILTINS | NONUNIFORM_BUILTINS
@@ -171,9 +178,11 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
         self.decl_depth: dict[str, int] = {}
         self.returns: list[Val] = []
         self.cond_deps = {}
+        self.uses = set()
         fn = self.module.functions[self.entry]
         args = [self._entry_param(name, ptype, builtin) for name, ptype, builtin in fn.params]
-        self._call_function(self.entry, args, None, Ctx())
+        result = self._call_function(self.entry, args, None, Ctx())
+        self._note_use(result.deps)  # what the entry point returns (a fragment's color)
 
     def _entry_param(self, name, ptype, builtin) -> Val:
         if builtin:
@@ -404,7 +413,7 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
                 self._load(target, lhs, ctx)
             if ref.loc.space == "workgroup":
                 self._store_mem(ref.loc, val.deps, ctx.control, None if compound or ref.index_deps else val.bits)
-            self._access("write", False, None, ref, Site.of(lhs), ctx)
+            self._access("write", False, None, ref, Site.of(lhs), ctx, operand_deps=val.deps)
 
     def _condition(self, node, ctx: Ctx) -> frozenset:
         deps = self._value(node, ctx).deps

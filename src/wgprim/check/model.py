@@ -95,6 +95,10 @@ class Source:
     # True when it reaches the value through workgroup memory (what was stored there):
     # a variable seen that way is not read directly, so it is nobody's loop counter.
     memory: bool = False
+    # True when it reaches the value only as the larger side of a comparison
+    # (`atomicLoad(&n) >= N`): of a counter that only grows, a partial value read that way
+    # can make the test late, never wrong.
+    bound: bool = False
 
     def __eq__(self, other) -> bool:  # sources fill large sets: compare cheaply
         if self is other:
@@ -102,26 +106,26 @@ class Source:
         if other.__class__ is not Source or hash(self) != hash(other):
             return False
         return (self.kind, self.name, self.loc, self.atomic, self.rmw, self.site, self.context,
-                self.indirect, self.uniform, self.memory) == (
+                self.indirect, self.uniform, self.memory, self.bound) == (
                     other.kind, other.name, other.loc, other.atomic, other.rmw, other.site,
-                    other.context, other.indirect, other.uniform, other.memory)
+                    other.context, other.indirect, other.uniform, other.memory, other.bound)
 
     def __hash__(self) -> int:  # sources fill large sets: hash each once
         h = self.__dict__.get("_hash")
         if h is None:
             h = hash((self.kind, self.name, self.loc, self.atomic, self.rmw, self.site,
-                      self.context, self.indirect, self.uniform, self.memory))
+                      self.context, self.indirect, self.uniform, self.memory, self.bound))
             object.__setattr__(self, "_hash", h)
         return h
 
     def direct(self) -> "Source":
-        """The source itself, however it reached the value (not through control, memory or a
-        uniform load)."""
-        if not (self.indirect or self.uniform or self.memory):
+        """The source itself, however it reached the value (not through control, memory, a
+        uniform load or a lower-bound test)."""
+        if not (self.indirect or self.uniform or self.memory or self.bound):
             return self
         cached = self.__dict__.get("_direct")
         if cached is None:
-            cached = replace(self, indirect=False, uniform=False, memory=False)
+            cached = replace(self, indirect=False, uniform=False, memory=False, bound=False)
             object.__setattr__(self, "_direct", cached)
         return cached
 
@@ -141,6 +145,15 @@ class Source:
         if cached is None:
             cached = replace(self, memory=True)
             object.__setattr__(self, "_memory", cached)
+        return cached
+
+    def as_lower_bound(self) -> "Source":
+        if self.bound:
+            return self
+        cached = self.__dict__.get("_bound")
+        if cached is None:
+            cached = replace(self, bound=True)
+            object.__setattr__(self, "_bound", cached)
         return cached
 
     def made_uniform(self) -> "Source":
@@ -297,5 +310,10 @@ class EntryAnalysis:
     # an entry point written for a one-invocation dispatch: workgroup size 1 and no memory
     # address depends on an invocation or workgroup id
     single_invocation: bool = False
-    # (line, column) of atomic loads tested as lower bounds (`atomicLoad(&n) >= CAP`)
-    lower_bound_tests: set = field(default_factory=set)
+    # atomic loads whose value is only ever compared as a lower bound (`atomicLoad(&n) >= CAP`,
+    # through variables and calls): a partial value of a growing counter makes such a test
+    # late, never wrong
+    lower_bound_reads: set = field(default_factory=set)
+    # ...and among them those tested only by the exits of bounded loops (a rendezvous that
+    # polls a count a bounded number of times): best-effort reads
+    best_effort_reads: set = field(default_factory=set)

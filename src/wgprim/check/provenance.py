@@ -59,6 +59,20 @@ def through_memory(deps: frozenset) -> frozenset:
     return out
 
 
+_BOUNDED: dict = {}
+
+
+def lower_bounded(deps: frozenset) -> frozenset:
+    """`deps` as the larger side of a comparison: its atomic loads marked as lower bounds."""
+    out = _BOUNDED.get(deps)
+    if out is None:
+        if len(_BOUNDED) > 50000:
+            _BOUNDED.clear()
+        out = _BOUNDED[deps] = frozenset(
+            s.as_lower_bound() if s.kind == "load" and s.atomic and s.rmw is None else s for s in deps)
+    return out
+
+
 _SOURCES: dict = {}
 
 
@@ -175,11 +189,6 @@ class ProvenanceMixin:
             return NOTHING
         if kind == "binop":
             op = str(node.children[1])
-            if op in (">=", ">", "<=", "<"):  # `atomicLoad(&count) >= CAP`: a lower bound
-                call = node.children[0] if op in (">=", ">") else node.children[2]
-                if (isinstance(call, Tree) and call.data == "call_expr"
-                        and str(call.children[0]) == "atomicLoad" and not call.meta.empty):
-                    self._note_lower_bound((call.meta.line, call.meta.column))
             if op == "&":  # `atomicLoad(&f) & MASK`: only MASK's bits are read
                 for call, other in ((node.children[0], node.children[2]), (node.children[2], node.children[0])):
                     if (isinstance(call, Tree) and call.data == "call_expr"
@@ -195,6 +204,10 @@ class ProvenanceMixin:
                                 if src.kind == "load" and src.atomic and not src.indirect:
                                     self._note_mask(src, m)
             a, b = self._value(node.children[0], ctx), self._value(node.children[2], ctx)
+            if op in (">=", ">"):  # `atomicLoad(&count) >= CAP`: the load is a lower bound here
+                return Val(lower_bounded(a.deps) | b.deps)
+            if op in ("<=", "<"):
+                return Val(a.deps | lower_bounded(b.deps))
             bits = None
             if op == "&":  # a subset of the bits of either side
                 bits = a.bits if a.bits is not None else b.bits
@@ -301,6 +314,8 @@ class ProvenanceMixin:
         if name.startswith(("subgroup", "quad")):
             # equal within a subgroup at best, not across the workgroup
             return Val(union(args) | {interned(Source("builtin", name + "()"))})
+        if not result_used:
+            self._note_use(union(args))  # made for its effect (textureStore): what it uses
         return Val(union(args))  # other built-in functions and constructors: pure
 
     def _frames(self, site: Site, ctx: Ctx) -> list[Frame]:
@@ -383,3 +398,32 @@ def mark_unchanged_ors(accesses: list, load_refs: dict):
                for w in accesses):
             continue
         access.unchanged = True
+
+
+def lower_bound_reads(cond_deps: dict, accesses: list, uses, bounded_exits: set) -> tuple[set, set]:
+    """(atomic loads whose value is only ever the larger side of a comparison, those of them
+    tested only by the exits of loops that do not wait), followed through the data flow
+    (`Source.bound`) to every place a value is used: conditions, the values and indices of
+    memory accesses, what is made for its effect alone (`uses`)."""
+    plain, tested, elsewhere = set(), set(), set()
+
+    def scan(deps, in_exit):
+        for s in deps:
+            if s.kind != "load" or not s.atomic:
+                continue
+            if not s.bound:
+                plain.add(s.direct())
+            else:
+                tested.add(s.direct())
+                if not in_exit:
+                    elsewhere.add(s.direct())
+
+    for node_id, deps in cond_deps.items():
+        scan(deps, node_id in bounded_exits)
+    for access in accesses:
+        scan(access.operand_deps, False)
+        scan(access.ref.index_deps, False)
+    for deps in uses:
+        scan(deps, False)
+    lower = tested - plain
+    return lower, lower - elsewhere

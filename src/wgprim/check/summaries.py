@@ -329,8 +329,8 @@ class SummaryMixin:
                 self._reads.append((self.mem_bits,) + payload)
                 if self._traces:
                     self._log(kind, payload)
-            elif kind == "lower_bound":
-                self._note_lower_bound(payload)
+            elif kind == "use":
+                self._note_use(payload)
             elif kind == "mask":
                 self._note_mask(*payload)
             elif kind == "lock_free":
@@ -468,10 +468,11 @@ class SummaryMixin:
         if self._traces:
             self._log("exit", divergence)
 
-    def _note_lower_bound(self, position: tuple):
-        self.result.lower_bound_tests.add(position)
+    def _note_use(self, deps: frozenset):
+        """What a value made only for its effect depends on (see `model.EntryAnalysis.lower_bound_reads`)."""
+        self.uses.add(deps)
         if self._traces:
-            self._log("lower_bound", position)
+            self._log("use", deps)
 
     def _note_mask(self, src: Source, mask: int):
         self.name_masks[src] = self.name_masks.get(src, 0) | mask

@@ -48,14 +48,29 @@ out[lid.x] = atomicLoad(&hist[lid.x]);   // other workgroups are still counting
 """
 
 
+def _grows(add) -> bool:
+    """Whether an update can only make the counter larger (an add of a constant that is not
+    a wrapped-around subtraction, a maximum, an OR)."""
+    if add.op == "atomicAdd":
+        return add.operand_const is None or add.operand_const < 0x80000000
+    return add.op in ("atomicMax", "atomicOr")
+
+
 def _capacity_check(entry, read, adds) -> bool:
     """`if (atomicLoad(&count) >= CAP) { return; }` before reserving a slot with the value
     `atomicAdd(&count, 1u)` returns: the counter only grows, so a partial value that is
     already over the bound stays over it, and one under it only lets the invocation go on to
     the reservation, whose own returned value decides."""
-    return ((read.site.line, read.site.column) in entry.lower_bound_tests
+    return (read.source in entry.lower_bound_reads
             and all(a.op in ("atomicAdd", "atomicMax") for a in adds)
             and any(a.op == "atomicAdd" and a.result_used for a in adds))
+
+
+def _best_effort(entry, read, adds) -> bool:
+    """A counter that only grows, compared as a lower bound by the exit of a loop that is
+    bounded on its own (a rendezvous polling the arrivals at most 1024 times): the test can
+    only be late, never wrong, and the loop ends either way."""
+    return read.source in entry.best_effort_reads and all(_grows(a) for a in adds)
 
 
 def check(entries):
@@ -82,7 +97,7 @@ def check(entries):
                 continue
             if any(read.source in a.operand_deps or set(a.loops) & set(read.loops) for a in adds):
                 continue  # the old value a compare-exchange loop starts from
-            if _capacity_check(entry, read, adds):
+            if _capacity_check(entry, read, adds) or _best_effort(entry, read, adds):
                 continue
             yield finding(
                 ID, SEVERITY, read.site,
