@@ -373,7 +373,8 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
     _stmt_const_decl = _stmt_let_decl
 
     def _stmt_assign(self, stmt, ctx):
-        self._assign(stmt.children[0], self._value(stmt.children[1], ctx), ctx, compound=False)
+        self._assign(stmt.children[0], self._value(stmt.children[1], ctx), ctx, compound=False,
+                     value_node=stmt.children[1])
         return Flow()
 
     def _stmt_compound_assign(self, stmt, ctx):
@@ -394,7 +395,7 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
             self._value(expr, ctx)
         return Flow()
 
-    def _assign(self, lhs, val: Val, ctx: Ctx, compound: bool):
+    def _assign(self, lhs, val: Val, ctx: Ctx, compound: bool, value_node=None):
         target = self._eval(lhs, ctx)
         ref = target.ref
         if ref is None:
@@ -413,7 +414,8 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
                 self._load(target, lhs, ctx)
             if ref.loc.space == "workgroup":
                 self._store_mem(ref.loc, val.deps, ctx.control, None if compound or ref.index_deps else val.bits)
-            self._access("write", False, None, ref, Site.of(lhs), ctx, operand_deps=val.deps)
+            self._access("write", False, None, ref, Site.of(lhs), ctx, operand_deps=val.deps,
+                         operand_const=None if compound or value_node is None else self._const(value_node))
 
     def _condition(self, node, ctx: Ctx) -> frozenset:
         deps = self._value(node, ctx).deps

@@ -230,3 +230,327 @@ def counter_range(loop: Tree, const, assigned) -> tuple[str, int, int] | None:
         return None
     hi = bound if inclusive else bound - 1
     return (name, lo, hi) if lo <= hi else None
+
+
+# ---- ways around, with what each knows: the ways that end the loop at its next test
+
+_MAX_WAYS = 256  # beyond that many ways around, what they know is not followed
+
+
+class PathFacts:
+    """What `ways_around` needs from the walk: constants, the text of a condition, and the
+    workgroup variables whose every store inside the loop is one constant that a uniform
+    load after it then reads (`settled`)."""
+
+    def const(self, node) -> int | None:  # pragma: no cover - supplied by the walk
+        raise NotImplementedError
+
+    def text(self, node) -> str:  # pragma: no cover
+        raise NotImplementedError
+
+    def settled(self, name: str) -> int | None:  # pragma: no cover
+        raise NotImplementedError
+
+    def is_global(self, name: str) -> bool:  # pragma: no cover
+        raise NotImplementedError
+
+    def is_function(self, name: str) -> bool:  # pragma: no cover
+        raise NotImplementedError
+
+
+def _names_in(node) -> frozenset:
+    return frozenset(str(n.children[0]) for n in node.iter_subtrees() if n.data == "ident_expr")
+
+
+def _calls_functions(node, facts) -> bool:
+    return any(n.data in ("call_expr", "call_stmt") and facts.is_function(str(n.children[0]))
+               for n in node.iter_subtrees())
+
+
+_COMPARE = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+            "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
+_ARITH = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+          "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b}
+
+
+def _evaluate(node, env, facts):
+    """The value of an expression on a way around (an int or a bool), None when unknown."""
+    known, outcomes = env
+    if not isinstance(node, Tree):
+        return None
+    if node.data in ("binop", "unop"):
+        outcome = outcomes.get(facts.text(node))
+        if outcome is not None:
+            return outcome
+    if node.data == "literal":
+        tok = str(node.children[0])
+        if tok in ("true", "false"):
+            return tok == "true"
+        return facts.const(node)
+    if node.data == "ident_expr":
+        name = str(node.children[0])
+        if facts.is_global(name):
+            # what the loop stored in a workgroup variable is known to everyone only through a
+            # uniform load (a barrier), below; a plain read may still see the old value
+            return facts.const(node)
+        return known[name] if name in known else facts.const(node)
+    if node.data == "unop":
+        op, operand = node.children
+        v = _evaluate(operand, env, facts)
+        if str(op) == "!" and isinstance(v, bool):
+            return not v
+        return facts.const(node)
+    if node.data == "binop":
+        a_node, op, b_node = node.children
+        op = str(op)
+        a = _evaluate(a_node, env, facts)
+        if op in ("&&", "||"):
+            if a is (op == "||"):
+                return a  # decided by the left side
+            b = _evaluate(b_node, env, facts)
+            if isinstance(a, bool) and isinstance(b, bool):
+                return b
+            if b is (op == "||"):
+                return b
+            return None
+        b = _evaluate(b_node, env, facts)
+        if a is None or b is None or isinstance(a, bool) != isinstance(b, bool):
+            return None
+        if op in _COMPARE:
+            return _COMPARE[op](a, b)
+        if op in _ARITH and not isinstance(a, bool):
+            return _ARITH[op](a, b) & 0xFFFFFFFF
+        return None
+    if node.data == "call_expr" and str(node.children[0]) == "workgroupUniformLoad":
+        args = node.children[2].children[0]
+        if args is not None and len(args.children) == 1:
+            arg = args.children[0]
+            if isinstance(arg, Tree) and arg.data == "unop" and str(arg.children[0]) == "&":
+                target = arg.children[1]
+                if isinstance(target, Tree) and target.data == "ident_expr":
+                    return known.get(str(target.children[0]))
+        return None
+    return facts.const(node)
+
+
+def _kill(env, names):
+    known, outcomes = env
+    if not names:
+        return env
+    known = {k: v for k, v in known.items() if k not in names}
+    outcomes = {t: v for t, v in outcomes.items() if not (_TEXT_NAMES.get(t, frozenset()) & names)}
+    return known, outcomes
+
+
+_TEXT_NAMES: dict = {}  # condition text -> the names it reads (to forget it when one changes)
+
+
+def _learn(env, cond, outcome: bool, facts):
+    """The way took the branch of `cond` that `outcome` says."""
+    known, outcomes = env
+    text = facts.text(cond)
+    _TEXT_NAMES[text] = _names_in(cond)
+    outcomes = dict(outcomes)
+    outcomes[text] = outcome
+    known = dict(known)
+    if cond.data == "binop" and str(cond.children[1]) in ("==", "!=") and (str(cond.children[1]) == "==") == outcome:
+        for side, other in ((cond.children[0], cond.children[2]), (cond.children[2], cond.children[0])):
+            if isinstance(side, Tree) and side.data == "ident_expr":
+                v = facts.const(other)
+                if v is not None:
+                    known[str(side.children[0])] = v
+    return known, outcomes
+
+
+def _freeze(env):
+    known, outcomes = env
+    return frozenset(known.items()), frozenset(outcomes.items())
+
+
+def _thaw(frozen):
+    return dict(frozen[0]), dict(frozen[1])
+
+
+def _merge_collective(a, b, facts):
+    """What the workgroup knows after a branch that picks invocations, each side taken by
+    some of them: a workgroup variable stored on one side only holds what it stored (the
+    other side left it), the rest only where both sides agree."""
+    (ka, oa), (kb, ob) = a, b
+    known = {}
+    for name in set(ka) | set(kb):
+        if name in ka and name in kb:
+            if ka[name] == kb[name]:
+                known[name] = ka[name]
+        elif facts.is_global(name) and facts.settled(name) is not None:
+            known[name] = ka.get(name, kb.get(name))
+    outcomes = {t: v for t, v in oa.items() if ob.get(t) == v}
+    return known, outcomes
+
+
+def _declared(stmts) -> frozenset:
+    out = set()
+    for s in stmts:
+        if s.data in ("var_decl", "let_decl", "const_decl"):
+            typed = s.children[1] if s.data == "var_decl" else s.children[0]
+            out.add(str(typed.children[0]))
+    return frozenset(out)
+
+
+def _forget_globals(env, facts):
+    """After a call: a called function may store into any module-scope variable."""
+    return _kill(env, frozenset(n for n in env[0] if facts.is_global(n)))
+
+
+def _step(env, stmt, facts):
+    """What a way knows after a plain statement (an assignment, a declaration, a call)."""
+    killed = set(_assigned(stmt))
+    if _calls_functions(stmt, facts):
+        env = _forget_globals(env, facts)
+    target = value = None
+    if stmt.data in ("var_decl", "let_decl", "const_decl"):
+        typed = stmt.children[1] if stmt.data == "var_decl" else stmt.children[0]
+        target, value = str(typed.children[0]), stmt.children[-1]
+        killed.add(target)
+    elif stmt.data == "assign" and isinstance(stmt.children[0], Tree) and stmt.children[0].data == "ident_expr":
+        target, value = str(stmt.children[0].children[0]), stmt.children[1]
+    v = _evaluate(value, env, facts) if value is not None else None
+    known, outcomes = _kill(env, frozenset(killed))
+    if target is not None and v is not None:
+        if not facts.is_global(target) or facts.settled(target) == v:
+            known = dict(known)
+            known[target] = v
+    return known, outcomes
+
+
+def _assigned(node) -> frozenset:
+    found = set()
+    for sub in node.iter_subtrees():
+        target = None
+        if sub.data in ("assign", "compound_assign", "increment", "decrement"):
+            target = sub.children[0]
+        elif sub.data == "unop" and str(sub.children[0]) == "&":
+            target = sub.children[1]
+        while isinstance(target, Tree) and target.data in ("index", "member", "unop"):
+            target = target.children[-1] if target.data == "unop" else target.children[0]
+        if isinstance(target, Tree) and target.data == "ident_expr":
+            found.add(str(target.children[0]))
+    return frozenset(found)
+
+
+def _leading_exits(body) -> list:
+    """The conditions of the `if (c) { ... break; }` that open the body: tested first each
+    round, they end the loop when true."""
+    out = []
+    for s in body:
+        if s.data == "if_stmt" and s.children[3] is None:
+            then = _trees(s.children[2].children[1:])
+            if then and then[-1].data == "break_stmt":
+                out.append(s.children[1])
+                continue
+        break
+    return out
+
+
+def ways_around(loop: Tree, progress: dict, facts: PathFacts, collective: frozenset = frozenset(),
+                retries: dict | None = None) -> set[frozenset] | None:
+    """`back_edge_paths`, with what each way knows along it (the branches it took, the
+    constants it assigned, what a uniform load reads after the loop's own store of a
+    settled workgroup variable): ways that cannot be taken, or that end the loop at its
+    next test (its condition, a `break if`, an `if (c) { break; }` opening the body), are
+    left out. None when there are too many ways to follow."""
+    retries = retries or {}
+    cond, body, cont, break_if, update = loop_parts(loop)
+    too_many = []
+
+    def nested_progress(node):
+        out = frozenset()
+        for sub in node.iter_subtrees():
+            out |= progress.get(id(sub), frozenset())
+        return out
+
+    def run(stmts, paths, in_switch=False):
+        back = set()
+        for s in stmts:
+            if not paths:
+                break
+            if len(paths) > _MAX_WAYS:
+                too_many.append(True)
+                return set(), set()
+            if s.data == "break_stmt" and in_switch:
+                return paths, back
+            if s.data in ("break_stmt", "return_stmt", "discard_stmt"):
+                return set(), back
+            if s.data == "continue_stmt":
+                return set(), back | paths
+            if s.data in LOOP_KINDS:
+                extra = nested_progress(s)
+                # what a nested loop changes is not followed: it may run any number of rounds
+                killed = _assigned(s) | {n for n in _names_in(s) if facts.is_global(n)}
+                calls = _calls_functions(s, facts)
+                new = set()
+                for tokens, env in paths:
+                    e = _kill(_thaw(env), killed)
+                    new.add((tokens | extra, _freeze(_forget_globals(e, facts) if calls else e)))
+                paths = new
+            elif (br := _branches(s)) is not None:
+                extra = progress.get(id(s), frozenset())
+                if extra:
+                    paths = {(t | extra, e) for t, e in paths}
+                if _calls_functions(br[0], facts):  # a call in the condition may change globals
+                    paths = {(t, _freeze(_forget_globals(_thaw(e), facts))) for t, e in paths}
+                new_paths, falls = set(), []
+                retry = retries.get(id(s))
+                is_if = s.data == "if_stmt"
+                for i, lst in enumerate(br[1]):
+                    start = set()
+                    for tokens, env in paths:
+                        e = _thaw(env)
+                        if is_if:
+                            v = _evaluate(br[0], e, facts)
+                            want = i == 0
+                            if isinstance(v, bool) and v != want:
+                                continue  # this way cannot take that branch
+                            e = _learn(e, br[0], want, facts)
+                        if retry and retry[0] == i:
+                            tokens = tokens | retry[1]
+                        start.add((tokens, _freeze(e)))
+                    fall, cont_paths = run(lst, start, in_switch or s.data == "switch_stmt")
+                    new_paths |= fall
+                    falls.append(fall)
+                    back |= cont_paths
+                if id(s) in collective and len(falls) == 2 and all(falls):
+                    new_paths = {(a[0] | b[0], _freeze(_merge_collective(_thaw(a[1]), _thaw(b[1]), facts)))
+                                 for a in falls[0] for b in falls[1]}
+                paths = new_paths
+            elif (blk := _block(s)) is not None:
+                paths, cont_paths = run(blk, paths, in_switch)
+                back |= cont_paths
+                gone = _declared(blk)
+                if gone:
+                    paths = {(t, _freeze(_kill(_thaw(e), gone))) for t, e in paths}
+                    back = {(t, _freeze(_kill(_thaw(e), gone))) for t, e in back}
+            else:
+                extra = progress.get(id(s), frozenset())
+                paths = {(t | extra, _freeze(_step(_thaw(e), s, facts))) for t, e in paths}
+        return paths, back
+
+    start_env = ({}, {})
+    if cond is not None:
+        start_env = _learn(start_env, cond, True, facts)
+    fall, back = run(body, {(progress.get(id(loop), frozenset()), _freeze(start_env))})
+    around = fall | back
+    around, _ = run(cont, around)
+    if update is not None:
+        extra = progress.get(id(update), frozenset())
+        around = {(t | extra, _freeze(_step(_thaw(e), update, facts))) for t, e in around}
+    if too_many:
+        return None
+    tests = ([(cond, False)] if cond is not None else []) + ([(break_if, True)] if break_if is not None else [])
+    tests += [(c, True) for c in _leading_exits(body)]
+    ways = set()
+    for tokens, env in around:
+        e = _thaw(env)
+        if any(_evaluate(c, e, facts) is ends for c, ends in tests):
+            continue  # the next test ends the loop
+        ways.add(tokens)
+    return ways

@@ -286,6 +286,7 @@ class Barrier:
     site: Site
     seq: int
     frames: list[Frame]  # from the entry point down to the function with the barrier
+    counted: bool = False  # at the top level of the entry point: every invocation passes it
 
 
 @dataclass

@@ -30,7 +30,7 @@ class LoopRecord:
     barrier: bool = False  # a workgroup barrier inside: its invocations go around together
     seq_end: int = 0
     created_loads: set = field(default_factory=set)
-    # storage/workgroup writes in the loop: (stmt id, Ref written, atomic op or None)
+    # storage/workgroup writes in the loop: (stmt id, Ref written, atomic op or None, the constant written)
     writes: list = field(default_factory=list)
     declared: set = field(default_factory=set)
     # (stmt id, var key, vars read directly, compound, loads the stored value is computed from)
@@ -122,7 +122,7 @@ def waited_storage(walker, rec: LoopRecord) -> list[Source]:
     for stmt_id, keys in rec.pointer_calls:
         for k in keys & modified:
             advance(stmt_id, k)
-    for stmt_id, ref, op in rec.writes:
+    for stmt_id, ref, op, _ in rec.writes:
         if not _moves(op):
             continue
         if any(_same_word(ref, src.loc, walker.load_refs.get(src)) for src in exit_reads):
@@ -138,7 +138,63 @@ def waited_storage(walker, rec: LoopRecord) -> list[Source]:
     retries = spurious_failure_branches(walker, rec, exit_reads)
     if all(path & goals for path in loops.back_edge_paths(rec.node, progress, collective, retries)):
         return []
+    # what each way knows: a way that cannot be taken, or that ends the loop at its next
+    # test (a round that found the lock cleared, by someone or by the loop's own store of
+    # the workgroup's lock word), does not go around
+    ways = loops.ways_around(rec.node, progress, WalkFacts(walker, rec), collective, retries)
+    if ways is not None and all(path & goals for path in ways):
+        return []
     return sorted(exit_reads, key=lambda s: (s.site.line, s.site.column))
+
+
+class WalkFacts(loops.PathFacts):
+    """`loops.PathFacts` from the walk of one loop."""
+
+    def __init__(self, walker, rec: LoopRecord):
+        self.walker, self.rec = walker, rec
+        self._settled: dict = {}
+
+    def const(self, node):
+        return self.walker._const(node)
+
+    def text(self, node) -> str:
+        return self.walker._index_text(node)
+
+    def is_global(self, name: str) -> bool:
+        return name in self.walker.module.globals
+
+    def is_function(self, name: str) -> bool:
+        return name in self.walker.module.functions
+
+    def settled(self, name: str):
+        if name not in self._settled:
+            self._settled[name] = settled_value(self.walker, self.rec, name)
+        return self._settled[name]
+
+
+def settled_value(walker, rec: LoopRecord, name: str) -> int | None:
+    """The constant a workgroup variable holds for every invocation once the loop stored it
+    and a barrier passed: every store to it inside the loop is that constant, to the whole
+    variable, and every store before the loop is followed by a barrier before the loop
+    (so none of them is still pending when an invocation stores it in the loop). None when
+    not so."""
+    loc = walker.module.globals.get(name)
+    if loc is None or loc.space != "workgroup":
+        return None
+    values = set()
+    for _, ref, op, const in rec.writes:
+        if ref.loc.root != name:
+            continue
+        if op is not None or const is None or ref.index_texts or ref.loc.path:
+            return None
+        values.add(const)
+    if len(values) != 1:
+        return None
+    before = [a.seq for a in walker.result.accesses
+              if a.kind in ("write", "rmw") and a.loc.root == name and a.seq < rec.seq_start]
+    if before and not any(b.counted and max(before) < b.seq < rec.seq_start for b in walker.result.barriers):
+        return None
+    return values.pop()
 
 
 def spurious_failure_branches(walker, rec: LoopRecord, exit_reads) -> dict:

@@ -391,7 +391,7 @@ class SummaryMixin:
         if stmts is not None:  # a write: the loops around it write there
             op = LOCK_FREE if access.source is not None and access.source in self.lock_free else access.op
             for rec, stmt in zip(self.loop_stack, stmts):
-                rec.writes.append((stmt, access.ref, op))
+                rec.writes.append((stmt, access.ref, op, access.operand_const))
         self.result.accesses.append(access)
         if self._traces:
             self._log("access", access, stmts)
@@ -401,9 +401,9 @@ class SummaryMixin:
         barrier interval of workgroup memory (see LocationMixin)."""
         for rec in self.loop_stack:
             rec.barrier = True
-        self.result.barriers.append(Barrier(name, site, self._next_seq(), frames))
         if counted is None:
             counted = self.depth == 0
+        self.result.barriers.append(Barrier(name, site, self._next_seq(), frames, counted))
         if counted:
             self.epoch += barrier_steps(name)
         if self._traces:
