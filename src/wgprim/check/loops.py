@@ -258,6 +258,34 @@ class PathFacts:
         raise NotImplementedError
 
 
+def block_statements(compound: Tree) -> list:
+    return _trees(compound.children[1:])
+
+
+def names_in(node) -> frozenset:
+    """Every identifier an expression or statement mentions."""
+    return _names_in(node)
+
+
+def evaluate(node, env, facts):
+    """The value of an expression knowing `env` (see `ways_around`), None when unknown."""
+    return _evaluate(node, env, facts)
+
+
+def address_names(pointer) -> frozenset:
+    """The names an address reads besides the variable it points into (`&w[i].x`: `i`)."""
+    node = pointer.children[1] if isinstance(pointer, Tree) and pointer.data == "unop" else pointer
+    while isinstance(node, Tree) and node.data in ("index", "member"):
+        node = node.children[0]
+    root = frozenset({str(node.children[0])}) if isinstance(node, Tree) and node.data == "ident_expr" else frozenset()
+    return _names_in(pointer) - root if isinstance(pointer, Tree) else frozenset()
+
+
+def assigned_in(node) -> frozenset:
+    """Every name assigned (or whose address is taken) in `node`."""
+    return _assigned(node)
+
+
 def _names_in(node) -> frozenset:
     return frozenset(str(n.children[0]) for n in node.iter_subtrees() if n.data == "ident_expr")
 
@@ -348,8 +376,11 @@ _TEXT_NAMES: dict = {}  # condition text -> the names it reads (to forget it whe
 def _learn(env, cond, outcome: bool, facts):
     """The way took the branch of `cond` that `outcome` says."""
     known, outcomes = env
+    names = _names_in(cond)
+    if any(n.data == "call_expr" for n in cond.iter_subtrees()) or any(facts.is_global(n) for n in names):
+        return env  # reads memory: the next test may come out otherwise
     text = facts.text(cond)
-    _TEXT_NAMES[text] = _names_in(cond)
+    _TEXT_NAMES[text] = names
     outcomes = dict(outcomes)
     outcomes[text] = outcome
     known = dict(known)
@@ -451,14 +482,35 @@ def _leading_exits(body) -> list:
     return out
 
 
-def ways_around(loop: Tree, progress: dict, facts: PathFacts, collective: frozenset = frozenset(),
-                retries: dict | None = None) -> set[frozenset] | None:
-    """`back_edge_paths`, with what each way knows along it (the branches it took, the
-    constants it assigned, what a uniform load reads after the loop's own store of a
-    settled workgroup variable): ways that cannot be taken, or that end the loop at its
-    next test (its condition, a `break if`, an `if (c) { break; }` opening the body), are
-    left out. None when there are too many ways to follow."""
-    retries = retries or {}
+def _switch_picks(stmt, env, facts) -> set | None:
+    """The clauses (by position in `_branches`' lists) a switch can take on this way: the
+    one its known selector matches, else None (any)."""
+    v = _evaluate(stmt.children[1], env, facts)
+    if v is None or isinstance(v, bool):
+        return None
+    clauses = stmt.children[3:]
+    default = len(clauses)  # `_branches` adds an empty list when there is no default
+    for i, clause in enumerate(clauses):
+        if clause.data == "default_clause":
+            default = i
+            continue
+        for sel in clause.children[0].children:
+            if isinstance(sel, Tree) and sel.data == "default_selector":
+                default = i
+                continue
+            value = facts.const(sel)
+            if value is None:
+                return None
+            if value & 0xFFFFFFFF == v & 0xFFFFFFFF:
+                return {i}
+    return {default}
+
+
+def _rounds(loop: Tree, progress: dict, facts: PathFacts, collective: frozenset, retries: dict,
+            start_env) -> set | None:
+    """The ways around from a round that starts knowing `start_env`, as (progress, what the
+    way knows at the next test), those that end the loop there left out; None when there
+    are too many ways to follow."""
     cond, body, cont, break_if, update = loop_parts(loop)
     too_many = []
 
@@ -501,6 +553,7 @@ def ways_around(loop: Tree, progress: dict, facts: PathFacts, collective: frozen
                 new_paths, falls = set(), []
                 retry = retries.get(id(s))
                 is_if = s.data == "if_stmt"
+                picks = {} if is_if else {env: _switch_picks(s, _thaw(env), facts) for _, env in paths}
                 for i, lst in enumerate(br[1]):
                     start = set()
                     for tokens, env in paths:
@@ -511,6 +564,8 @@ def ways_around(loop: Tree, progress: dict, facts: PathFacts, collective: frozen
                             if isinstance(v, bool) and v != want:
                                 continue  # this way cannot take that branch
                             e = _learn(e, br[0], want, facts)
+                        elif picks[env] is not None and i not in picks[env]:
+                            continue
                         if retry and retry[0] == i:
                             tokens = tokens | retry[1]
                         start.add((tokens, _freeze(e)))
@@ -534,7 +589,6 @@ def ways_around(loop: Tree, progress: dict, facts: PathFacts, collective: frozen
                 paths = {(t | extra, _freeze(_step(_thaw(e), s, facts))) for t, e in paths}
         return paths, back
 
-    start_env = ({}, {})
     if cond is not None:
         start_env = _learn(start_env, cond, True, facts)
     fall, back = run(body, {(progress.get(id(loop), frozenset()), _freeze(start_env))})
@@ -547,10 +601,114 @@ def ways_around(loop: Tree, progress: dict, facts: PathFacts, collective: frozen
         return None
     tests = ([(cond, False)] if cond is not None else []) + ([(break_if, True)] if break_if is not None else [])
     tests += [(c, True) for c in _leading_exits(body)]
-    ways = set()
-    for tokens, env in around:
-        e = _thaw(env)
-        if any(_evaluate(c, e, facts) is ends for c, ends in tests):
-            continue  # the next test ends the loop
-        ways.add(tokens)
-    return ways
+    return {(tokens, env) for tokens, env in around
+            if not any(_evaluate(c, _thaw(env), facts) is ends for c, ends in tests)}
+
+
+def ways_around(loop: Tree, progress: dict, facts: PathFacts, collective: frozenset = frozenset(),
+                retries: dict | None = None) -> set[frozenset] | None:
+    """`back_edge_paths`, with what each way knows along it (the branches it took, the
+    constants it assigned, what a uniform load reads after the loop's own store of a
+    settled workgroup variable): ways that cannot be taken, or that end the loop at its
+    next test (its condition, a `break if`, an `if (c) { break; }` opening the body), are
+    left out. None when there are too many ways to follow."""
+    rounds = _rounds(loop, progress, facts, collective, retries or {}, ({}, {}))
+    return None if rounds is None else {tokens for tokens, _ in rounds}
+
+
+_MAX_STATES = 64
+
+
+def rounds_end(loop: Tree, progress: dict, facts: PathFacts, entry, excused: frozenset,
+               collective: frozenset = frozenset(), retries: dict | None = None) -> bool:
+    """Whether the loop, entered knowing `entry`, cannot go around forever unless a way
+    marked with one of the `excused` tokens is taken again and again (the states are what
+    the ways know at each test: a state machine over constants, `pc = 1u`; a way through an
+    exchange whose own store ends the loop next time can only repeat when another
+    invocation stores in between). False when not shown, or when the states are too many."""
+    retries = retries or {}
+    start = _freeze(entry)
+    edges, todo = {}, [start]
+    while todo:
+        state = todo.pop()
+        if state in edges:
+            continue
+        if len(edges) >= _MAX_STATES:
+            return False
+        rounds = _rounds(loop, progress, facts, collective, retries, _thaw(state))
+        if rounds is None:
+            return False
+        edges[state] = [env for tokens, env in rounds if not tokens & excused]
+        todo.extend(env for _, env in rounds)
+    # a cycle of ways none of them excused: the loop may go around forever by itself
+    visiting, done = set(), set()
+
+    def cyclic(state) -> bool:
+        visiting.add(state)
+        for nxt in edges.get(state, ()):
+            if nxt in visiting or (nxt not in done and cyclic(nxt)):
+                return True
+        visiting.discard(state)
+        done.add(state)
+        return False
+
+    return not cyclic(start)
+
+
+_ZERO = {"u32": 0, "i32": 0, "bool": False}
+
+
+def entry_knowledge(body_stmts: list, loop: Tree, facts: PathFacts):
+    """What is known of the function's variables when `loop` starts (a function body's
+    statements lead to it): constants assigned in straight-line code on the way, variables
+    declared without a value (zero), the branches taken to reach it. Whatever a branch or
+    a loop passed on the way assigns is unknown; so is what a loop around `loop` assigns.
+    None when `loop` is not found."""
+
+    def contains(node) -> bool:
+        return any(n is loop for n in node.iter_subtrees())
+
+    def walk(stmts, env):
+        for s in stmts:
+            if s is loop:
+                return env
+            if not isinstance(s, Tree):
+                continue
+            if contains(s):
+                if s.data in LOOP_KINDS:
+                    env = _kill(env, _assigned(s) | _declared(_trees(s.children)))
+                    if s.data == "for_stmt" and s.children[1] is not None:
+                        env = _kill(_step(env, s.children[1], facts), _assigned(s))
+                    _, body, cont, _, _ = loop_parts(s)
+                    return walk(body + cont, env)
+                if s.data == "if_stmt":
+                    _, cond, then, other = s.children
+                    if contains(then):
+                        return walk(_trees(then.children[1:]), _learn(env, cond, True, facts))
+                    env = _learn(env, cond, False, facts)
+                    return walk([other] if other.data == "if_stmt" else _trees(other.children[1:]), env)
+                if s.data == "switch_stmt":
+                    for clause in s.children[3:]:
+                        if contains(clause):
+                            return walk(_trees(clause.children[-1].children[1:]), env)
+                if s.data == "compound":
+                    return walk(_trees(s.children[1:]), env)
+                return None
+            if s.data == "var_decl" and s.children[2] is None:
+                typed = s.children[1]
+                name = str(typed.children[0])
+                env = _kill(env, frozenset({name}))
+                zero = _ZERO.get(str(typed.children[1].children[0])) if typed.children[1] is not None else None
+                if zero is not None:
+                    known = dict(env[0])
+                    known[name] = zero
+                    env = (known, env[1])
+            elif s.data in ("if_stmt", "switch_stmt", "compound") or s.data in LOOP_KINDS:
+                env = _kill(env, _assigned(s) | (_declared(_trees(s.children[1:])) if s.data == "compound" else frozenset()))
+                if _calls_functions(s, facts):
+                    env = _forget_globals(env, facts)
+            else:
+                env = _step(env, s, facts)
+        return None
+
+    return walk(body_stmts, ({}, {}))

@@ -16,6 +16,7 @@ from lark import Tree
 from . import loops
 from .locations import stored_ever
 from .model import EMPTY, Ref, Source
+from .trees import subtrees
 
 
 @dataclass
@@ -136,15 +137,109 @@ def waited_storage(walker, rec: LoopRecord) -> list[Source]:
             id(node) for node in rec.node.iter_subtrees() if node.data == "if_stmt"
             and _picks_invocations(walker.cond_deps.get(id(node.children[1]), EMPTY)))
     retries = spurious_failure_branches(walker, rec, exit_reads)
+    facts = WalkFacts(walker, rec)
+    for node_id, branch in self_exit_branches(rec.node, facts).items():
+        if node_id == id(rec.node):
+            advance(node_id, SELF_EXIT)  # (the loop's own test: every way around passes it)
+        else:
+            retries.setdefault(node_id, (branch, frozenset({SELF_EXIT})))
+    goals = goals | {SELF_EXIT}
     if all(path & goals for path in loops.back_edge_paths(rec.node, progress, collective, retries)):
         return []
     # what each way knows: a way that cannot be taken, or that ends the loop at its next
     # test (a round that found the lock cleared, by someone or by the loop's own store of
     # the workgroup's lock word), does not go around
-    ways = loops.ways_around(rec.node, progress, WalkFacts(walker, rec), collective, retries)
+    ways = loops.ways_around(rec.node, progress, facts, collective, retries)
     if ways is not None and all(path & goals for path in ways):
         return []
+    # a state machine over constants, entered knowing where it starts: every cycle of its
+    # rounds goes through an exchange that sets its own exit
+    entry = _entry_knowledge(walker, rec, facts)
+    if entry is not None and loops.rounds_end(rec.node, progress, facts, entry, frozenset({SELF_EXIT}),
+                                              collective, retries):
+        return []
     return sorted(exit_reads, key=lambda s: (s.site.line, s.site.column))
+
+
+# the way through an exchange's result that its own store rules out next time
+SELF_EXIT = "<the exchange's own store ends it>"
+
+
+def self_exit_branches(loop: Tree, facts) -> dict:
+    """The branches an exchange writing a constant W sets its own exit on: `if (c)` (or the
+    loop's own condition) where `c` compares the value `atomicExchange(&w, W)` returns and
+    would take the other branch were that value W. The exchange left W in the word, so the
+    next round takes that other branch unless another invocation stored into the word in
+    between: the branch can only be taken again and again while someone else keeps storing,
+    never waiting for anyone. (The word must be the same each round: its address reads
+    nothing the loop assigns.) Maps the statement (the loop itself for its condition) to the
+    branch that gets the token (0: then, 1: else)."""
+    assigned = loops.assigned_in(loop)
+    cond, _, _, break_if, _ = loops.loop_parts(loop)
+    tests = [(loop, cond, 0)] if cond is not None else []
+    if break_if is not None:
+        tests.append((loop, break_if, 1))
+    tests += [(n, n.children[1], None) for n in loop.iter_subtrees() if n.data == "if_stmt"]
+    out = {}
+    for stmt, test, around in tests:
+        for call in test.iter_subtrees():
+            if call.data != "call_expr" or str(call.children[0]) != "atomicExchange":
+                continue
+            args = call.children[2].children[0]
+            if args is None or len(args.children) != 2 or loops.address_names(args.children[0]) & assigned:
+                continue
+            written = facts.const(args.children[1])
+            if written is None or not _only_stores(facts, args.children[0], written):
+                continue
+            outcome = loops.evaluate(test, ({}, {}), _Returning(facts, call, written))
+            if not isinstance(outcome, bool):
+                continue
+            if around is None:
+                out[id(stmt)] = 1 if outcome else 0  # the branch W does not take
+            elif outcome != (around == 0):
+                out[id(stmt)] = around  # were it W, the loop would end at this test
+    return out
+
+
+def _only_stores(facts, pointer, value: int) -> bool:
+    """Whether every store the loop makes into the word `pointer` points at (any index of
+    it) writes `value`: no store of the loop's own undoes what its exchange left there."""
+    node = pointer.children[1] if isinstance(pointer, Tree) and pointer.data == "unop" else pointer
+    members = []
+    while isinstance(node, Tree) and node.data in ("index", "member"):
+        if node.data == "member":
+            members.append(str(node.children[1]))
+        node = node.children[0]
+    if not (isinstance(node, Tree) and node.data == "ident_expr"):
+        return False
+    loc = facts.walker.module.globals.get(str(node.children[0]))
+    if loc is None:
+        return False
+    for name in reversed(members):
+        loc = loc.member(name)
+    return all(op in ("atomicExchange", "atomicStore", None) and const == value
+               for _, ref, op, const in facts.rec.writes if ref.loc.overlaps(loc))
+
+
+class _Returning:
+    """`facts` where one exchange call returns `value`."""
+
+    def __init__(self, facts, call, value: int):
+        self.facts, self.call, self.value = facts, call, value
+
+    def const(self, node):
+        return self.value if node is self.call else self.facts.const(node)
+
+    def __getattr__(self, name):
+        return getattr(self.facts, name)
+
+
+def _entry_knowledge(walker, rec: LoopRecord, facts):
+    for fn in walker.module.functions.values():
+        body = fn.node.children[-1]
+        if any(n is rec.node for n in subtrees(body)):
+            return loops.entry_knowledge(loops.block_statements(body), rec.node, facts)
+    return None
 
 
 class WalkFacts(loops.PathFacts):
