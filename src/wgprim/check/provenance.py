@@ -50,12 +50,17 @@ _MEMORY: dict = {}
 
 
 def through_memory(deps: frozenset) -> frozenset:
-    """`deps` as reached through workgroup memory (memoized)."""
+    """`deps` as reached through workgroup memory: its variables marked so (the flag matters
+    for nothing else; memoized)."""
     out = _MEMORY.get(deps)
     if out is None:
         if len(_MEMORY) > 50000:
             _MEMORY.clear()
-        out = _MEMORY[deps] = frozenset(s.through_memory() for s in deps)
+        if any(s.kind == "var" and not s.memory for s in deps):
+            out = frozenset(s.through_memory() if s.kind == "var" else s for s in deps)
+        else:
+            out = deps
+        _MEMORY[deps] = out
     return out
 
 
