@@ -260,3 +260,17 @@ def test_random_programs_same_record(r):
     with pytest.MonkeyPatch.context() as monkeypatch:
         fast, plain = _both(text, monkeypatch)
     assert fast == plain, text
+
+
+def test_the_memo_of_pure_functions_is_cleared_safely(monkeypatch):
+    """Many files in one run fill the memo until it is cleared; it is never cleared in the
+    middle of a question, and a module is never answered with another one's answers."""
+    from wgprim.check import summaries as s
+
+    text = "fn f(x: u32) -> u32 { return g(x) + 1u; }\nfn g(x: u32) -> u32 { return x; }\n"
+    monkeypatch.setattr(s, "_PURE", {i: (None, {}) for i in range(1001)})
+    module = collect(parse(text).tree)
+    assert s.is_pure(module, "f") and s.is_pure(module, "g")
+    other = collect(parse(text.replace("return x;", "return atomicLoad(&c);")).tree)
+    s._PURE[id(other)] = (module, {"g": True})  # a stale entry under the same id
+    assert not s.is_pure(other, "g")

@@ -309,7 +309,7 @@ def _evaluate(node, env, facts):
     if node.data in ("binop", "unop"):
         outcome = outcomes.get(facts.text(node))
         if outcome is not None:
-            return outcome
+            return outcome[0]
     if node.data == "literal":
         tok = str(node.children[0])
         if tok in ("true", "false"):
@@ -366,11 +366,8 @@ def _kill(env, names):
     if not names:
         return env
     known = {k: v for k, v in known.items() if k not in names}
-    outcomes = {t: v for t, v in outcomes.items() if not (_TEXT_NAMES.get(t, frozenset()) & names)}
+    outcomes = {t: v for t, v in outcomes.items() if not v[1] & names}
     return known, outcomes
-
-
-_TEXT_NAMES: dict = {}  # condition text -> the names it reads (to forget it when one changes)
 
 
 def _learn(env, cond, outcome: bool, facts):
@@ -379,10 +376,8 @@ def _learn(env, cond, outcome: bool, facts):
     names = _names_in(cond)
     if any(n.data == "call_expr" for n in cond.iter_subtrees()) or any(facts.is_global(n) for n in names):
         return env  # reads memory: the next test may come out otherwise
-    text = facts.text(cond)
-    _TEXT_NAMES[text] = names
     outcomes = dict(outcomes)
-    outcomes[text] = outcome
+    outcomes[facts.text(cond)] = (outcome, names)  # (with what it reads, to forget it when one changes)
     known = dict(known)
     if cond.data == "binop" and str(cond.children[1]) in ("==", "!=") and (str(cond.children[1]) == "==") == outcome:
         for side, other in ((cond.children[0], cond.children[2]), (cond.children[2], cond.children[0])):

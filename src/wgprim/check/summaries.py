@@ -57,13 +57,18 @@ def is_pure(module: ModuleInfo, name: str) -> bool:
     variables, no atomics, no barriers, no reads of read_write storage, and only calls to
     such functions. What it returns then depends on its arguments alone, and walking it
     again at another call site records nothing a rule reads."""
-    key = (id(module), name)
-    if key not in _PURE:
-        _PURE[key] = False  # recursion is not pure
-        _PURE[key] = _compute_pure(module, name)
-        if len(_PURE) > 10000:
+    # (memoized per module: the module itself is kept with its answers, so that another
+    # module given the same id once this one is gone never reads them)
+    memo = _PURE.get(id(module))
+    if memo is None or memo[0] is not module:
+        if len(_PURE) > 1000:
             _PURE.clear()
-    return _PURE[key]
+        memo = _PURE[id(module)] = (module, {})
+    answers = memo[1]
+    if name not in answers:
+        answers[name] = False  # recursion is not pure
+        answers[name] = _compute_pure(module, name)
+    return answers[name]
 
 
 def _compute_pure(module: ModuleInfo, name: str) -> bool:
