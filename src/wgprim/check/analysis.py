@@ -13,7 +13,7 @@ The walker is put together from one part per concern:
 - `provenance`: what each expression depends on, and the accesses it makes;
 - `locations`: workgroup memory (followed by order) and array indices as shapes;
 - `summaries`: calls walked once and replayed at other call sites;
-- `progress` (with `loops`): whether a loop can wait for another invocation.
+- `progress` (with `loops` and `rounds`): whether a loop can wait for another invocation.
 
 Speed, without changing what is recorded (tests/check/test_summaries.py compares with the
 plain walk, event for event): every read of what earlier passes stored is noted, and a

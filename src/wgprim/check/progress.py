@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from lark import Tree
 
-from . import loops
+from . import loops, rounds
 from .locations import stored_ever
 from .model import EMPTY, Ref, Source
 from .trees import subtrees
@@ -149,13 +149,13 @@ def waited_storage(walker, rec: LoopRecord) -> list[Source]:
     # what each way knows: a way that cannot be taken, or that ends the loop at its next
     # test (a round that found the lock cleared, by someone or by the loop's own store of
     # the workgroup's lock word), does not go around
-    ways = loops.ways_around(rec.node, progress, facts, collective, retries)
+    ways = rounds.ways_around(rec.node, progress, facts, collective, retries)
     if ways is not None and all(path & goals for path in ways):
         return []
     # a state machine over constants, entered knowing where it starts: every cycle of its
     # rounds goes through an exchange that sets its own exit
     entry = _entry_knowledge(walker, rec, facts)
-    if entry is not None and loops.rounds_end(rec.node, progress, facts, entry, frozenset({SELF_EXIT}),
+    if entry is not None and rounds.rounds_end(rec.node, progress, facts, entry, frozenset({SELF_EXIT}),
                                               collective, retries):
         return []
     return sorted(exit_reads, key=lambda s: (s.site.line, s.site.column))
@@ -174,7 +174,7 @@ def self_exit_branches(loop: Tree, facts) -> dict:
     never waiting for anyone. (The word must be the same each round: its address reads
     nothing the loop assigns.) Maps the statement (the loop itself for its condition) to the
     branch that gets the token (0: then, 1: else)."""
-    assigned = loops.assigned_in(loop)
+    assigned = rounds.assigned_in(loop)
     cond, _, _, break_if, _ = loops.loop_parts(loop)
     tests = [(loop, cond, 0)] if cond is not None else []
     if break_if is not None:
@@ -186,12 +186,12 @@ def self_exit_branches(loop: Tree, facts) -> dict:
             if call.data != "call_expr" or str(call.children[0]) != "atomicExchange":
                 continue
             args = call.children[2].children[0]
-            if args is None or len(args.children) != 2 or loops.address_names(args.children[0]) & assigned:
+            if args is None or len(args.children) != 2 or rounds.address_names(args.children[0]) & assigned:
                 continue
             written = facts.const(args.children[1])
             if written is None or not _only_stores(facts, args.children[0], written):
                 continue
-            outcome = loops.evaluate(test, ({}, {}), _Returning(facts, call, written))
+            outcome = rounds.evaluate(test, ({}, {}), _Returning(facts, call, written))
             if not isinstance(outcome, bool):
                 continue
             if around is None:
@@ -238,12 +238,12 @@ def _entry_knowledge(walker, rec: LoopRecord, facts):
     for fn in walker.module.functions.values():
         body = fn.node.children[-1]
         if any(n is rec.node for n in subtrees(body)):
-            return loops.entry_knowledge(loops.block_statements(body), rec.node, facts)
+            return rounds.entry_knowledge(rounds.block_statements(body), rec.node, facts)
     return None
 
 
-class WalkFacts(loops.PathFacts):
-    """`loops.PathFacts` from the walk of one loop."""
+class WalkFacts(rounds.PathFacts):
+    """`rounds.PathFacts` from the walk of one loop."""
 
     def __init__(self, walker, rec: LoopRecord):
         self.walker, self.rec = walker, rec
