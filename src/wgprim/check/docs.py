@@ -198,17 +198,21 @@ bound. Wrapping `u32` arithmetic is taken into account (two indices meet when th
 difference can be a multiple of 2^32). A randomized test checks these claims against
 brute-force evaluation.
 
-`wgprim check src/wgprim/kernels/` (32 files) takes 1.14 to 1.59 s of CPU (median 1.23 s)
-on one core of the shared 2-core machine it was measured on (2026-12-01: user plus system
-time of the whole command, Python's start included, five runs; the code before calls were
-replayed from traces took 2.05 to 3.0 s, median 2.27 s, in the same minutes). The
-machine's other work moves these numbers: over the day the same command took 1.1 to 2.5 s,
-the older code 2.0 to 4.4 s. The command loads neither numpy nor wgpu; the parser runs its
+`wgprim check src/wgprim/kernels/` (then 32 files) took 1.14 to 1.59 s of CPU (median
+1.23 s) on one core of the shared 2-core machine it was measured on (2026-12-01,
+afternoon: user plus system time of the whole command, Python's start included, five
+runs). The machine's other work moves these numbers a lot: late that evening, with four
+to seven other processes running, the 35 files of today took 2.2 to 2.6 s (median 2.5 s)
+against 1.9 to 2.3 s (median 2.3 s) for the code before the analysis followed workgroup
+memory by barrier intervals, lower bounds and bits through values, and loops with what
+their ways know, in interleaved runs; with more load, 3.0 to 3.5 s against 3.0 to 3.3 s. The new
+analysis costs 5 to 10% (the heaviest file, the radix sort, needs 27 walks of its entry
+points instead of 23). The command loads neither numpy nor wgpu; the parser runs its
 own loop over lark's LALR tables (cached on disk under the user cache directory), about
 0.2 s for all files, lexing included; the rest is the analysis. Checking the 78 modules the
 library compiles (preamble plus files, each specialization; `tests/check/test_kernels.py`)
-takes 6.0 to 6.6 s of CPU, where the older code took 11.3 to 14.2 s in the same minutes;
-the three radix-sort modules of 1,300 to 1,700 lines are 40% of it.
+took 6.0 to 6.6 s of CPU; the three radix-sort modules of 1,300 to 1,700 lines are 40% of
+it.
 
 ## What is new
 
