@@ -28,11 +28,11 @@ from dataclasses import dataclass, replace
 from lark import Tree
 
 from . import indices, loops
-from .locations import LocationMixin, MemoryView
+from .locations import BitsView, LocationMixin, MemoryView
 from .model import (EMPTY, NONUNIFORM_BUILTINS, WORKGROUP_IDENTITY_BUILTINS, EntryAnalysis, Frame, LoopReport,
                     Ref, Site, Source, Val)
 from .progress import LoopRecord, waited_storage
-from .provenance import (Ctx, ProvenanceMixin, atomic_reads, indirect, interned, lower_bound_reads, mark_unchanged_ors,
+from .provenance import (NO_BITS, Ctx, ProvenanceMixin, atomic_reads, indirect, interned, lower_bound_reads, mark_reraised_bits,
                          union)
 from .summaries import SummaryMixin, Trace
 from .symbols import ModuleInfo, type_name
@@ -84,8 +84,10 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
         self.var_deps: dict[str, frozenset] = {}
         # workgroup memory, flow-insensitive like variables: root name -> what was stored
         self.mem_deps: dict[str, dict] = {}  # see LocationMixin
-        # workgroup memory -> the reads whose bits make up all it is ever stored (None: not known)
-        self.mem_bits: dict[str, frozenset | None] = {}
+        # workgroup memory -> barrier interval -> the bits (`Val.bits`) of what was stored there
+        self.mem_bits: dict[str, dict] = {}
+        self._bits_view = BitsView(self.mem_bits)
+        self.var_bits: dict[str, tuple | None] = {}  # local variable -> the bits of all stored into it
         self._mem_view = MemoryView(self.mem_deps)
         self.loop_divergence: dict[tuple, frozenset] = {}
         self.cond_deps: dict[int, frozenset] = {}
@@ -130,7 +132,7 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
         for access in self.result.accesses:
             if access.mask is None and access.source in self.name_masks:
                 access.mask = self.name_masks[access.source]
-        mark_unchanged_ors(self.result.accesses, self.load_refs)
+        mark_reraised_bits(self.result.accesses, self.load_refs)
         bounded_exits = set()  # the conditions of the exits of loops that do not wait
         for rec in self.loops_seen:
             waited = waited_storage(self, rec)
@@ -336,8 +338,11 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
         _template, typed, init = stmt.children
         name = str(typed.children[0])
         key = self._var_key(name, typed)
-        data = self._value(init, ctx).deps if init is not None else EMPTY
+        value = self._value(init, ctx) if init is not None else None
+        data = value.deps if value is not None else EMPTY
         self._declare(key)
+        if value is not None:
+            self._var_bits_put(key, value.bits)
         # not the control it is declared under: the variable lives in this block, and every
         # use of it runs under that control anyway (so a `var` made in a loop's body does not
         # take on the loop's exit condition, just as a `let` does not)
@@ -378,7 +383,13 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
         return Flow()
 
     def _stmt_compound_assign(self, stmt, ctx):
-        self._assign(stmt.children[0], self._value(stmt.children[2], ctx), ctx, compound=True)
+        value = self._value(stmt.children[2], ctx)
+        op = str(stmt.children[1])
+        # what the stored value's bits add: `x |= v` v's, `x &= v` none; otherwise unknown
+        added = value.bits if op == "|=" else NO_BITS if op == "&=" else None
+        if added is None and op == "|=":
+            added = self._constant_bits(stmt.children[2])
+        self._assign(stmt.children[0], Val(value.deps, bits=added), ctx, compound=True)
         return Flow()
 
     def _stmt_increment(self, stmt, ctx):
@@ -402,6 +413,8 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
             return
         if ref.local_key is not None:
             self._store_var(ref.local_key, val.deps | ref.index_deps, ctx.control)
+            # (a compound assignment's `val.bits` are what it adds to what the variable held)
+            self._var_bits_put(ref.local_key, val.bits)
             # (a variable seen through workgroup memory is not read here: what memory holds is
             # followed by barrier intervals only, and a slot reused for something else must not
             # make a loop's wait look like a counter it advances)
@@ -413,7 +426,7 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
             if compound:
                 self._load(target, lhs, ctx)
             if ref.loc.space == "workgroup":
-                self._store_mem(ref.loc, val.deps, ctx.control, None if compound or ref.index_deps else val.bits)
+                self._store_mem(ref.loc, val.deps, ctx.control, val.bits)
             self._access("write", False, None, ref, Site.of(lhs), ctx, operand_deps=val.deps,
                          operand_const=None if compound or value_node is None else self._const(value_node))
 

@@ -176,9 +176,10 @@ Values are followed through the data flow for two exemptions. A load of a counte
 only grows, compared only as the larger side of `>=` or `>` (through variables, helpers
 and `atomicAdd(&x, 0u)`), can make a test late, never wrong: a capacity check before an
 append, or a rendezvous that polls the arrivals from the exit of a loop bounded on its
-own. And a value made of the bits of a read (`atomicLoad(&f) & MASK`, through lets, `&`,
-`|` and workgroup memory), ORed back into the same word that only atomicOr changes,
-leaves that word as it was.
+own. And a value made of the bits of a read (`atomicLoad(&f) & MASK`, through lets,
+variables, `&`, `|`, `u32()` and workgroup memory), ORed back into the same word that only
+atomicOr changes, can newly set only the constant bits ORed in with it: a failure passed
+on sets nothing a guard on other bits tests.
 
 Each array index is kept as a few symbols plus a bounded rest: constants, `override`s,
 values of uniform buffers and `num_workgroups` are symbols fixed for the dispatch, each
@@ -265,8 +266,8 @@ it.
   (`while (incl_bal != ALL_READY)`) of the reference decoupled look-back and fallback
   scans is a `spin-wait`, also when the workgroup variable that hands out the tile later
   carries the predecessor's total, and in a persistent loop over tiles.
-- Failure bits passed on (`atomicOr(&failed, v)` of bits just read from `failed`) are not
-  a published flag; index ranges of one flat buffer are apart when the terms one side
+- Failure bits passed on (`atomicOr(&failed, v)` of bits just read from `failed`, with
+  bits of the stage's own that the guard masks out) are not a published flag; index ranges of one flat buffer are apart when the terms one side
   lacks are bounded (workgroup ids, loop counters over constants).
 - `check/analysis.py` is split by concern: `provenance` (values), `locations` (workgroup
   memory and index shapes), `summaries` (traces of calls), `progress` with `loops` and
@@ -278,12 +279,12 @@ On the test corpus (`tests/check/corpus/`: 53 positive files, reductions of real
 decoupled look-back scans and one-sweep radix sorts, ticket, exchange, test-and-set and
 compare-exchange locks, state machines, waits through workgroup memory and through a
 reused broadcast variable, barriers under non-uniform control — with 83 expected
-findings; 35 clean files, including decoupled-fallback scans (a spin budget in the loop, a
+findings; 36 clean files, including decoupled-fallback scans (a spin budget in the loop, a
 workgroup-memory lock, a windowed look-back whose budget lives in a helper, a leader
 chosen by a `var`, a round that clears its own lock), bounded polls and a bounded
 rendezvous, an exchange that sets its own exit, append buffers, work queues, hash inserts,
 failure-bit words passed on, regions of a flat buffer and lock-free updates): every
-expected finding is reported and nothing else (recall 83/83, 0 of 35 clean files with a
+expected finding is reported and nothing else (recall 83/83, 0 of 36 clean files with a
 finding). The unbounded twins of the fallback scans are reported. Of the forward-progress
 litmus tests of the public `forward_progress_litmus_tests` WGSL suite that were tried
 (state machines over a `pc`, exchange locks, workgroup-memory spins; four tests, two of
@@ -387,9 +388,10 @@ compute shaders with atomics, loops and barriers, where the rules can go wrong. 
   `atomicMax` or `atomicOr`; a load of it is exempt only where every use is the larger
   side of `>=` or `>` (a value printed, stored or compared otherwise is a partial total),
   in an exit of a bounded loop or before an append whose slot comes from `atomicAdd`.
-  Bits are followed through `let`s, `&`, `|` and workgroup memory, not through `var`s,
-  function arguments or return values: a failure passed on through a helper is still a
-  published flag.
+  Bits are followed through `let`s, `&`, `|`, `u32()`, workgroup memory (by barrier
+  interval) and variables (all a variable is ever assigned, wherever it is read), not
+  through function arguments or return values: a failure passed on through a helper is
+  still a published flag.
 - **Who runs what.** Which workgroups take which branch is not modelled: a wait that only
   workgroup 0 does on a value only workgroup 0 writes is still reported; two entry points
   are always two dispatches, and the host code that dispatches them is not read.

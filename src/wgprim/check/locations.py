@@ -12,7 +12,7 @@ from lark import Tree
 
 from . import indices
 from .model import EMPTY, Val
-from .provenance import Ctx, indirect, through_memory
+from .provenance import NO_BITS, Ctx, bits_or, indirect, stored_bits, through_memory
 from .symbols import attributes
 
 
@@ -36,6 +36,26 @@ def stored_until(stores: dict | None, epoch: int) -> frozenset:
 
 def stored_ever(stores: dict | None) -> frozenset:
     return EMPTY.union(*stores.values()) if stores else EMPTY
+
+
+def bits_until(stores: dict | None, epoch: int):
+    """The bits (`Val.bits`) of all a read in barrier interval `epoch` may see of a root."""
+    out = NO_BITS
+    for e, bits in (stores or {}).items():
+        if e <= epoch:
+            out = bits_or(out, bits)
+    return out
+
+
+class BitsView:
+    """`mem_bits` as the reads see it (see `MemoryView`)."""
+
+    def __init__(self, table: dict):
+        self.table = table
+
+    def get(self, key, default=None):
+        root, epoch = key
+        return bits_until(self.table.get(root), epoch)
 
 
 class MemoryView:
@@ -75,7 +95,7 @@ class LocationMixin:
             self._log("mem_read", (loc.root, self.epoch - epoch, value))
         return through_memory(value)
 
-    def _store_mem(self, loc, data: frozenset, control: frozenset, bits: frozenset | None):
+    def _store_mem(self, loc, data: frozenset, control: frozenset, bits):
         """Store a value computed from `data` under `control`, made of the bits of `bits`
         (see `Val.bits`)."""
         deps = data | indirect(control)
@@ -85,17 +105,39 @@ class LocationMixin:
         self._mem_put(loc.root, deps)
         self._bits_put(loc.root, bits)
 
-    def _bits_put(self, root: str, bits: frozenset | None):
-        old = self.mem_bits.get(root, EMPTY)  # (nothing stored: zero, no bit set)
-        self.mem_bits[root] = None if old is None or bits is None else old | bits
+    def _bits_put(self, root: str, bits):
+        stores = self.mem_bits.get(root) or {}
+        old = stores.get(self.epoch, NO_BITS)  # (nothing stored: zero, no bit set)
+        new = bits_or(old, bits)
+        if new != old:
+            stores = dict(stores)  # copied on write, as mem_deps
+            stores[self.epoch] = new
+            self.mem_bits[root] = stores
 
-    def _mem_bits(self, loc) -> frozenset | None:
-        """The reads whose bits make up all that is ever stored at `loc` (flow-insensitive)."""
-        value = self.mem_bits.get(loc.root, EMPTY)
-        self._reads.append((self.mem_bits, loc.root, value))
+    def _mem_bits(self, loc, at: int | None = None):
+        """The bits of all that a read at `loc` in interval `at` (this one by default) may see."""
+        epoch = self.epoch if at is None else at
+        value = bits_until(self.mem_bits.get(loc.root), epoch)
+        self._reads.append((self._bits_view, (loc.root, epoch), value))
         if self._traces:
-            self._log("bits_read", (loc.root, value))
+            self._log("bits_read", (loc.root, self.epoch - epoch, value))
         return value
+
+    def _var_bits(self, key: str):
+        """The bits of all ever stored into a local variable (flow-insensitive)."""
+        value = self.var_bits.get(key, EMPTY)
+        self._reads.append((self.var_bits, key, value))
+        if self._traces:
+            self._log("var_bits_read", (key, value))
+        return stored_bits(value)
+
+    def _var_bits_put(self, key: str, bits):
+        old = stored_bits(self.var_bits.get(key, EMPTY))
+        new = bits_or(old, bits)
+        if new != old:  # (nothing stored reads as no bits)
+            self.var_bits[key] = new
+        if self._traces:
+            self._log("var_bits_store", (key, bits))
 
     def _mem_put(self, root: str, deps: frozenset):
         stores = self.mem_deps.get(root) or {}

@@ -243,9 +243,10 @@ class Val:
     is_pointer: bool = False
     fields: dict | None = None  # struct of built-in inputs: member -> Val
     shape: object = None  # for a `let`: its value as an `indices.Shape`, when followed
-    # the reads whose bits make up the value (each set bit of it was set in one of them when
-    # read: `atomicLoad(&f) & MASK`, through lets and workgroup memory); None: not known
-    bits: frozenset | None = None
+    # (reads, constant): each bit set in the value was set in one of the reads when read, or
+    # is one of the constant's (`atomicLoad(&f) & MASK`, through lets, variables and
+    # workgroup memory); None: not known
+    bits: tuple | None = None
 
 
 @dataclass
@@ -264,10 +265,15 @@ class Access:
     operand_deps: frozenset = EMPTY  # what the stored or combined operands depend on
     operand_const: int | None = None  # the operand of an atomic RMW when it is a constant
     mask: int | None = None  # for an atomicLoad: the constant its value is ANDed with at once
-    operand_bits: frozenset | None = None  # an atomic RMW's operand's `Val.bits`
-    # an atomicOr of bits just read from the same word, which only atomicOr changes: it
-    # leaves the word as it was (a failure passed on), so it publishes nothing
-    unchanged: bool = False
+    operand_bits: tuple | None = None  # an atomic RMW's operand's `Val.bits`
+    # for an atomicOr of bits just read from the same word, which only atomicOr changes, and
+    # of constant bits: the bits it can newly set (a failure passed on sets none); None: any
+    sets_bits: int | None = None
+
+    @property
+    def unchanged(self) -> bool:
+        """Whether the write leaves the word as it was."""
+        return self.sets_bits == 0
 
 
 @dataclass

@@ -16,7 +16,7 @@ from lark import Tree
 from . import loops, rounds
 from .locations import stored_ever
 from .model import EMPTY, Ref, Source
-from .trees import subtrees
+from .trees import assigned_names, subtrees
 
 
 @dataclass
@@ -174,7 +174,7 @@ def self_exit_branches(loop: Tree, facts) -> dict:
     never waiting for anyone. (The word must be the same each round: its address reads
     nothing the loop assigns.) Maps the statement (the loop itself for its condition) to the
     branch that gets the token (0: then, 1: else)."""
-    assigned = rounds.assigned_in(loop)
+    assigned = assigned_names(loop)
     cond, _, _, break_if, _ = loops.loop_parts(loop)
     tests = [(loop, cond, 0)] if cond is not None else []
     if break_if is not None:

@@ -64,6 +64,28 @@ def through_memory(deps: frozenset) -> frozenset:
     return out
 
 
+# `Val.bits`: (reads, constant): every bit set in the value was set in one of the reads when
+# it was read, or is a bit of the constant; None: not known
+NO_BITS = (EMPTY, 0)  # zero: workgroup memory and variables before anything is stored
+
+
+def bits_or(a, b):
+    """The bits of `a | b` (or of a value that may be either)."""
+    return None if a is None or b is None else (a[0] | b[0], a[1] | b[1])
+
+
+def bits_and(a, b):
+    """The bits of `a & b`: within those of either side."""
+    if a is None or b is None:
+        return a if b is None else b
+    return a[0] | b[0], a[1] & b[1]
+
+
+def stored_bits(value):
+    """A table's entry as bits: nothing stored (EMPTY) is zero."""
+    return NO_BITS if isinstance(value, frozenset) else value
+
+
 _BOUNDED: dict = {}
 
 
@@ -167,13 +189,13 @@ class ProvenanceMixin:
         if ref.local_key is not None:
             deps = (val.deps | ref.index_deps | {interned(Source("var", ref.local_key))}
                     | self._var_value(ref.local_key))
-            return Val(deps)
+            return Val(deps, bits=self._var_bits(ref.local_key))
         site = Site.of(node)
         src = interned(Source("load", str(ref.loc), ref.loc, site=site))
         self._created(src)
         self._set_load_ref(src, ref)
         self._access("read", False, None, ref, site, ctx, source=src)
-        bits = self._mem_bits(ref.loc) if ref.loc.space == "workgroup" else frozenset({src})
+        bits = self._mem_bits(ref.loc) if ref.loc.space == "workgroup" else (frozenset({src}), 0)
         return Val(val.deps | ref.index_deps | {src} | self._mem(ref.loc), bits=bits)
 
     def _created(self, src: Source):
@@ -214,10 +236,10 @@ class ProvenanceMixin:
             if op in ("<=", "<"):
                 return Val(a.deps | lower_bounded(b.deps))
             bits = None
-            if op == "&":  # a subset of the bits of either side
-                bits = a.bits if a.bits is not None else b.bits
-            elif op == "|" and a.bits is not None and b.bits is not None:
-                bits = a.bits | b.bits
+            if op in ("&", "|"):
+                ab, bb = (v.bits if v.bits is not None else self._constant_bits(n)
+                          for v, n in ((a, node.children[0]), (b, node.children[2])))
+                bits = bits_and(ab, bb) if op == "&" else bits_or(ab, bb)
             return Val(a.deps | b.deps, bits=bits)
         if kind == "unop":
             op, operand = node.children
@@ -262,6 +284,10 @@ class ProvenanceMixin:
         return Val(frozenset().union(*(self._value(c, ctx).deps for c in node.children
                                        if isinstance(c, Tree))))
 
+    def _constant_bits(self, node):
+        c = self._const(node)
+        return (EMPTY, c) if c is not None and c >= 0 else None
+
     def _const(self, node) -> int | None:
         """The value of an integer constant expression (literals, module `const`s,
         arithmetic and bit operators, u32()/i32()), else None."""
@@ -288,7 +314,7 @@ class ProvenanceMixin:
                     # (read between its two barriers)
                     at = before + 1 if self.epoch > before else before
                     return Val(frozenset(s.made_uniform() for s in self._mem(pointer.ref.loc, at)),
-                               bits=self._mem_bits(pointer.ref.loc))
+                               bits=self._mem_bits(pointer.ref.loc, at))
             return Val()
         if name == "arrayLength":
             return Val()
@@ -321,6 +347,8 @@ class ProvenanceMixin:
             return Val(union(args) | {interned(Source("builtin", name + "()"))})
         if not result_used:
             self._note_use(union(args))  # made for its effect (textureStore): what it uses
+        if name in ("u32", "i32") and len(args) == 1:
+            return Val(args[0].deps, bits=args[0].bits)  # (the same bits)
         return Val(union(args))  # other built-in functions and constructors: pure
 
     def _frames(self, site: Site, ctx: Ctx) -> list[Frame]:
@@ -349,7 +377,9 @@ class ProvenanceMixin:
             name = "atomicLoad"  # changes nothing: a read written as a read-modify-write
         if ref.loc.space == "workgroup" and name != "atomicLoad":
             self._store_mem(ref.loc, operand_deps, ctx.control, None)
-        operand_bits = operands[0].bits if len(operands) == 1 else None
+        operand_bits = None
+        if len(operands) == 1:
+            operand_bits = operands[0].bits if operands[0].bits is not None else self._constant_bits(arg_nodes[1])
         if name == "atomicStore":
             self._access("write", True, name, ref, site, ctx, operand_deps=operand_deps,
                          operand_const=operand_const)
@@ -371,7 +401,7 @@ class ProvenanceMixin:
         self._access(kind, True, name, ref, site, ctx, result_used=result_used, source=src,
                      operand_deps=operand_deps, operand_const=operand_const, mask=mask,
                      operand_bits=operand_bits)
-        bits = frozenset({src}) if name == "atomicLoad" else None
+        bits = (frozenset({src}), 0) if name in ("atomicLoad", "atomicOr") else None
         return Val(pointer.deps | ref.index_deps | {src} | self._mem(ref.loc), bits=bits)
 
     def _access(self, kind, atomic, op, ref: Ref, site: Site, ctx: Ctx, result_used=True, source=None,
@@ -386,23 +416,26 @@ class ProvenanceMixin:
             operand_const, mask, operand_bits), stmts)
 
 
-def mark_unchanged_ors(accesses: list, load_refs: dict):
-    """Mark each `atomicOr(&w, v)` whose operand is made of bits just read from `w` itself
-    (`Val.bits`: `let f = atomicLoad(&w) & MASK; atomicOr(&w, f)`, also through workgroup
-    memory) when nothing else in the entry point changes `w` but atomicOr: the bits were
-    set when read and nothing clears them, so the OR leaves the word as it was."""
+def mark_reraised_bits(accesses: list, load_refs: dict):
+    """For each `atomicOr(&w, v)` whose operand is made of bits just read from `w` itself and
+    constant bits (`Val.bits`: `let f = atomicLoad(&w) & MASK; atomicOr(&w, f | OTHER)`,
+    also through variables and workgroup memory), when nothing else in the entry point
+    changes `w` but atomicOr: the bits read were set when read and nothing clears them, so
+    the OR can only newly set the constant's (`Access.sets_bits`; none: it leaves the word
+    as it was)."""
     for access in accesses:
-        if access.op != "atomicOr" or not access.operand_bits:
+        if access.op != "atomicOr" or access.operand_bits is None:
             continue
+        reads, constant = access.operand_bits
         ref = access.ref
         if not all(s.kind == "load" and s.rmw in (None, "atomicOr") and s.loc is not None
                    and s.loc.overlaps(access.loc) and s in load_refs
-                   and load_refs[s].index_texts == ref.index_texts for s in access.operand_bits):
+                   and load_refs[s].index_texts == ref.index_texts for s in reads):
             continue
         if any(w.kind in ("write", "rmw") and w.op != "atomicOr" and w.ref.same_place(ref)
                for w in accesses):
             continue
-        access.unchanged = True
+        access.sets_bits = constant
 
 
 def lower_bound_reads(cond_deps: dict, accesses: list, uses, bounded_exits: set) -> tuple[set, set]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from lark import Tree
 
 from .loops import LOOP_KINDS, block_of, branches, loop_parts, trees_of
+from .trees import assigned_names
 
 
 def block_statements(compound: Tree) -> list:
@@ -198,7 +199,7 @@ def _forget_globals(env, facts):
 
 def _step(env, stmt, facts):
     """What a way knows after a plain statement (an assignment, a declaration, a call)."""
-    killed = set(assigned_in(stmt))
+    killed = set(assigned_names(stmt))
     if _calls_functions(stmt, facts):
         env = _forget_globals(env, facts)
     target = value = None
@@ -215,22 +216,6 @@ def _step(env, stmt, facts):
             known = dict(known)
             known[target] = v
     return known, outcomes
-
-
-def assigned_in(node) -> frozenset:
-    """Every name assigned (or whose address is taken) in `node`."""
-    found = set()
-    for sub in node.iter_subtrees():
-        target = None
-        if sub.data in ("assign", "compound_assign", "increment", "decrement"):
-            target = sub.children[0]
-        elif sub.data == "unop" and str(sub.children[0]) == "&":
-            target = sub.children[1]
-        while isinstance(target, Tree) and target.data in ("index", "member", "unop"):
-            target = target.children[-1] if target.data == "unop" else target.children[0]
-        if isinstance(target, Tree) and target.data == "ident_expr":
-            found.add(str(target.children[0]))
-    return frozenset(found)
 
 
 def _leading_exits(body) -> list:
@@ -302,7 +287,7 @@ def _rounds(loop: Tree, progress: dict, facts: PathFacts, collective: frozenset,
             if s.data in LOOP_KINDS:
                 extra = nested_progress(s)
                 # what a nested loop changes is not followed: it may run any number of rounds
-                killed = assigned_in(s) | {n for n in names_in(s) if facts.is_global(n)}
+                killed = assigned_names(s) | {n for n in names_in(s) if facts.is_global(n)}
                 calls = _calls_functions(s, facts)
                 new = set()
                 for tokens, env in paths:
@@ -441,9 +426,9 @@ def entry_knowledge(body_stmts: list, loop: Tree, facts: PathFacts):
                 continue
             if contains(s):
                 if s.data in LOOP_KINDS:
-                    env = _kill(env, assigned_in(s) | _declared(trees_of(s.children)))
+                    env = _kill(env, assigned_names(s) | _declared(trees_of(s.children)))
                     if s.data == "for_stmt" and s.children[1] is not None:
-                        env = _kill(_step(env, s.children[1], facts), assigned_in(s))
+                        env = _kill(_step(env, s.children[1], facts), assigned_names(s))
                     _, body, cont, _, _ = loop_parts(s)
                     return walk(body + cont, env)
                 if s.data == "if_stmt":
@@ -469,7 +454,7 @@ def entry_knowledge(body_stmts: list, loop: Tree, facts: PathFacts):
                     known[name] = zero
                     env = (known, env[1])
             elif s.data in ("if_stmt", "switch_stmt", "compound") or s.data in LOOP_KINDS:
-                env = _kill(env, assigned_in(s) | (_declared(trees_of(s.children[1:])) if s.data == "compound" else frozenset()))
+                env = _kill(env, assigned_names(s) | (_declared(trees_of(s.children[1:])) if s.data == "compound" else frozenset()))
                 if _calls_functions(s, facts):
                     env = _forget_globals(env, facts)
             else:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from lark import Tree
 
 from .model import BARRIERS, EMPTY, Access, Barrier, Frame, Ref, Site, Source, Val
-from .locations import barrier_steps, stored_until
+from .locations import barrier_steps, bits_until, stored_until
 from .progress import LOCK_FREE, LoopRecord
 from .provenance import Ctx, union
 from .symbols import ModuleInfo
@@ -331,7 +331,14 @@ class SummaryMixin:
                 if self._traces:
                     self._log(kind, payload)
             elif kind == "bits_read":
-                self._reads.append((self.mem_bits,) + payload)
+                root, back, value = payload
+                self._reads.append((self._bits_view, (root, self.epoch - back), value))
+                if self._traces:
+                    self._log(kind, payload)
+            elif kind == "var_bits_store":
+                self._var_bits_put(*payload)
+            elif kind == "var_bits_read":
+                self._reads.append((self.var_bits,) + payload)
                 if self._traces:
                     self._log(kind, payload)
             elif kind == "use":
@@ -362,7 +369,11 @@ class SummaryMixin:
                 if self.var_deps.get(payload[0], EMPTY) != payload[1]:
                     return False
             elif kind == "bits_read":
-                if self.mem_bits.get(payload[0], EMPTY) != payload[1]:
+                root, back, value = payload
+                if bits_until(self.mem_bits.get(root), epoch - back) != value:
+                    return False
+            elif kind == "var_bits_read":
+                if self.var_bits.get(payload[0], EMPTY) != payload[1]:
                     return False
             elif kind == "barrier":
                 if payload[3]:

@@ -17,8 +17,8 @@ def touches(write, mask) -> bool:
     """Whether an atomic write may change the bits `mask` selects (all bits: None).
     `atomicLoad(&f) & DONE` is final when this dispatch only ORs other bits into `f`; an OR
     of bits just read from the word itself changes nothing."""
-    if write.unchanged:
-        return False
+    if write.sets_bits is not None:
+        return write.sets_bits != 0 if mask is None else write.sets_bits & mask != 0
     if mask is None or write.operand_const is None:
         return True
     if write.op in ("atomicOr", "atomicXor"):

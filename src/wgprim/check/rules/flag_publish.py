@@ -26,8 +26,9 @@ slot claimed with `atomicAdd` (a work queue) read and written at the index it re
 the claimer owns it. Nor is a guard on a word this dispatch never sets (or sets only in bits the guard masks out): a
 failure bit that earlier dispatches wrote, checked before starting, publishes nothing. ORing
 back bits just read from the word (`let failed = atomicLoad(&failures) & EARLIER;` then
-`atomicOr(&failures, failed)`, through lets and workgroup memory) passes a failure on and
-sets nothing new, when nothing in the dispatch clears bits of the word.
+`atomicOr(&failures, failed)`, through lets, variables and workgroup memory) passes a
+failure on and sets nothing new but the constant bits ORed in with them, when nothing in
+the dispatch clears bits of the word.
 
 **Why it is wrong.** Atomics are indivisible, not ordering: that invocation A set the flag
 says nothing about whether A's ordinary writes to other addresses are visible to B.
