@@ -101,13 +101,19 @@ class LocationMixin:
         deps = data | indirect(control)
         if self._traces:
             self._log("mem_store", (loc.root, deps))
-            self._log("bits_store", (loc.root, bits))
         self._mem_put(loc.root, deps)
         self._bits_put(loc.root, bits)
+
+    # (bits only grow, and None, unknown, never changes again: a read or a store of it
+    # needs no record, for the convergence of the walk nor for the traces of calls)
 
     def _bits_put(self, root: str, bits):
         stores = self.mem_bits.get(root) or {}
         old = stores.get(self.epoch, NO_BITS)  # (nothing stored: zero, no bit set)
+        if old is None:
+            return
+        if self._traces:
+            self._log("bits_store", (root, bits))
         new = bits_or(old, bits)
         if new != old:
             stores = dict(stores)  # copied on write, as mem_deps
@@ -118,6 +124,8 @@ class LocationMixin:
         """The bits of all that a read at `loc` in interval `at` (this one by default) may see."""
         epoch = self.epoch if at is None else at
         value = bits_until(self.mem_bits.get(loc.root), epoch)
+        if value is None:
+            return None
         self._reads.append((self._bits_view, (loc.root, epoch), value))
         if self._traces:
             self._log("bits_read", (loc.root, self.epoch - epoch, value))
@@ -126,6 +134,8 @@ class LocationMixin:
     def _var_bits(self, key: str):
         """The bits of all ever stored into a local variable (flow-insensitive)."""
         value = self.var_bits.get(key, EMPTY)
+        if value is None:
+            return None
         self._reads.append((self.var_bits, key, value))
         if self._traces:
             self._log("var_bits_read", (key, value))
@@ -133,6 +143,8 @@ class LocationMixin:
 
     def _var_bits_put(self, key: str, bits):
         old = stored_bits(self.var_bits.get(key, EMPTY))
+        if old is None:
+            return
         new = bits_or(old, bits)
         if new != old:  # (nothing stored reads as no bits)
             self.var_bits[key] = new

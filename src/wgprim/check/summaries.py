@@ -328,8 +328,6 @@ class SummaryMixin:
                     self._log(kind, payload)
             elif kind == "bits_store":
                 self._bits_put(*payload)
-                if self._traces:
-                    self._log(kind, payload)
             elif kind == "bits_read":
                 root, back, value = payload
                 self._reads.append((self._bits_view, (root, self.epoch - back), value))
