@@ -202,13 +202,13 @@ brute-force evaluation.
 `wgprim check src/wgprim/kernels/` (then 32 files) took 1.14 to 1.59 s of CPU (median
 1.23 s) on one core of the shared 2-core machine it was measured on (2026-12-01,
 afternoon: user plus system time of the whole command, Python's start included, five
-runs). The machine's other work moves these numbers a lot: late that evening, with four
-to seven other processes running, the 35 files of today took 2.2 to 2.6 s (median 2.5 s)
-against 1.9 to 2.3 s (median 2.3 s) for the code before the analysis followed workgroup
+runs). The machine's other work moves these numbers a lot: late that evening, with three
+to four other processes running, the 35 files of today took 2.6 to 3.2 s (median 2.9 s)
+against 2.2 to 3.4 s (median 2.7 s) for the code before the analysis followed workgroup
 memory by barrier intervals, lower bounds and bits through values, and loops with what
-their ways know, in interleaved runs; with more load, 3.0 to 3.5 s against 3.0 to 3.3 s. The new
-analysis costs 5 to 10% (the heaviest file, the radix sort, needs 27 walks of its entry
-points instead of 23). The command loads neither numpy nor wgpu; the parser runs its
+their ways know (seven interleaved runs of each). The new analysis costs about 8%: the
+heaviest file, the radix sort, needs 27 walks of its entry points instead of 23 (what its
+module-scope variables carry between barrier intervals settles one walk at a time). The command loads neither numpy nor wgpu; the parser runs its
 own loop over lark's LALR tables (cached on disk under the user cache directory), about
 0.2 s for all files, lexing included; the rest is the analysis. Checking the 78 modules the
 library compiles (preamble plus files, each specialization; `tests/check/test_kernels.py`)
