@@ -1,6 +1,7 @@
 """An append buffer's capacity check reads its counter early, but safely: the counter only
 grows, and the slot comes from the value atomicAdd returns. A bound test on a counter whose
-additions nobody reserves with still reads a partial total."""
+additions nobody reserves with still reads a partial total, unless a loop with a bound of its
+own only decides when to stop by it (a best-effort rendezvous)."""
 from __future__ import annotations
 
 from wgprim.check import check_source
@@ -69,3 +70,47 @@ fn clamp_count() {
     atomicMin(&count, CAP);
 }
 """) == ["same-dispatch-read"]
+
+
+# A best-effort rendezvous: each workgroup counts itself in, then polls the count a bounded
+# number of times until it reaches a limit. Whatever the spelling of the poll (atomicLoad,
+# atomicAdd of 0u, a variable, a helper that returns the count), the partial value only
+# decides when a bounded loop stops.
+RENDEZVOUS = """
+fn count() -> u32 {{ return atomicLoad(&count); }}
+@compute @workgroup_size(32)
+fn main(@builtin(global_invocation_id) g: vec3u) {{
+    var polls = 0u;
+    var seen = atomicAdd(&count, 1u);
+    loop {{
+        if ({exit}) {{ break; }}
+        seen = {poll};
+        polls += 1u;
+    }}
+    {after}
+    slots[g.x] = 1u;
+}}
+"""
+
+
+def rendezvous(exit="polls == 1024u || seen >= CAP", poll="atomicAdd(&count, 0u)", after=""):
+    return rules(RENDEZVOUS.format(exit=exit, poll=poll, after=after))
+
+
+def test_a_bounded_poll_of_a_growing_count_is_a_best_effort_read():
+    assert rendezvous() == []
+    assert rendezvous(poll="atomicLoad(&count)") == []
+    assert rendezvous(poll="count()") == []
+    assert rendezvous(exit="polls >= 1024u || CAP <= seen") == []
+    assert rendezvous(exit="polls == 1024u || atomicLoad(&count) >= CAP", poll="0u") == []
+
+
+def test_the_polled_count_used_otherwise_is_a_partial_value():
+    assert rendezvous(after="slots[0] = seen;") == ["same-dispatch-read"]
+    assert rendezvous(exit="polls == 1024u || seen == CAP") == ["same-dispatch-read"]
+    # a count that can also go down: a lower bound read early may be wrong
+    assert rendezvous(after="atomicSub(&count, 1u);") == ["same-dispatch-read"]
+
+
+def test_without_its_own_bound_the_poll_is_a_global_barrier():
+    assert rendezvous(exit="seen >= CAP") == ["global-barrier"]

@@ -2,10 +2,11 @@
 no other workgroup adds to the word an atomicLoad reads, that is true.
 
 Random pairs of index expressions over `workgroup_id.x`, `local_invocation_id.x`,
-`global_invocation_id.x`, a uniform value and a loaded key (one for an atomicAdd, one for
-an atomicLoad of the same buffer) go through `check_source`; whenever the load is not
-reported, brute-force evaluation over three workgroups confirms that no add of another
-workgroup reaches it.
+`global_invocation_id.x`, a uniform value, a loaded key and a loop counter in [0, 4) (one
+for an atomicAdd, one for an atomicLoad of the same buffer) go through `check_source`;
+whenever the load is not reported, brute-force evaluation over four workgroups (the first
+three and the last one a dispatch can have) confirms that no add of another workgroup
+reaches it.
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from wgprim.check import indices as ix
 WG = 8  # invocations per workgroup in the generated kernels
 U32 = 0xFFFFFFFF
 
-leaf = st.sampled_from(["wid.x", "lid.x", "gid.x", "u.n", "key"]) | st.integers(0, 300).map(lambda v: f"{v}u")
+leaf = st.sampled_from(["wid.x", "lid.x", "gid.x", "u.n", "key", "p"]) | st.integers(0, 300).map(lambda v: f"{v}u")
 
 
 def _extend(children):
@@ -38,9 +39,9 @@ def _extend(children):
 expr = st.recursive(leaf, _extend, max_leaves=5)
 
 
-def _evaluate(text: str, wid: int, lid: int, n: int, key: int) -> int:
+def _evaluate(text: str, wid: int, lid: int, n: int, key: int, p: int) -> int:
     scope = {"wid": _Vec(_U(wid)), "lid": _Vec(_U(lid)), "gid": _Vec(_U(wid * WG + lid)),
-             "u": _N(_U(n)), "key": _U(key), "_U": _U, "min": lambda a, b: _U(min(a.v, b.v))}
+             "u": _N(_U(n)), "key": _U(key), "p": _U(p), "_U": _U, "min": lambda a, b: _U(min(a.v, b.v))}
     py = re.sub(r"\b(\d+)u\b", r"_U(\1)", text)
     return eval(py, {"__builtins__": {}}, scope).v  # noqa: S307 - expressions built above
 
@@ -90,16 +91,24 @@ struct U {{ n: u32 }}
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(global_invocation_id) gid: vec3<u32>) {{
   let key = keys[gid.x];
-  atomicAdd(&buf[{a}], 1u);
-  out[gid.x] = atomicLoad(&buf[{b}]);
+  for (var p = 0u; p < 4u; p++) {{
+    atomicAdd(&buf[{a}], 1u);
+  }}
+  for (var p = 0u; p < 4u; p++) {{
+    out[gid.x] = atomicLoad(&buf[{b}]);
+  }}
 }}
 """
 
 
+WORKGROUPS = (0, 1, 2, ix.MAX_WORKGROUPS - 1)
+
+
 def _values_by_workgroup(text: str, n: int, keys: list[int]) -> dict[int, set[int]]:
-    """Brute force: the values `text` takes in each of 3 workgroups, every invocation and key."""
-    return {w: {_evaluate(text, w, l, n, k) for l, k in itertools.product(range(WG), keys)}
-            for w in range(3)}
+    """Brute force: the values `text` takes in each workgroup of WORKGROUPS, every
+    invocation, key and round."""
+    return {w: {_evaluate(text, w, l, n, k, p) for l, k, p in itertools.product(range(WG), keys, range(4))}
+            for w in WORKGROUPS}
 
 
 def _related(a: str):
@@ -124,7 +133,7 @@ def test_loads_called_final_are_never_reached_by_another_workgroups_add(pair, n,
         return  # reported: nothing to prove
     adds, loads = _values_by_workgroup(a, n, keys), _values_by_workgroup(b, n, keys)
     # not reported: no add of another workgroup reaches the load
-    for w_add, w_load in itertools.permutations(range(3), 2):
+    for w_add, w_load in itertools.permutations(WORKGROUPS, 2):
         assert not (adds[w_add] & loads[w_load]), (a, b, n, keys)
 
 
@@ -138,5 +147,31 @@ def test_shapes_of_simple_regions():
     assert not ix.apart(ix.span(0, 5), ix.span(5, 9))
     # wrapping u32 arithmetic: 0 - 1 is 2^32 - 1, which a full range may hold
     assert not ix.apart(ix.span(0, ix.U32_MAX, True), ix.point(ix.U32_MAX))
+    # terms one side lacks, bounded: a block per workgroup past the first 1024 words
+    blocks = ix.add(ix.point(1024, True), ix.add(ix.scale(wid, 256, True), ix.span(0, 255, True)))
+    assert ix.apart(ix.span(0, 1023, True), blocks)
+    assert not ix.apart(ix.span(0, 1024, True), blocks)
+    # ...but not past 2^32: wrapped, the blocks of late workgroups come round to the start
+    assert not ix.apart(ix.span(0, 1023, True), ix.add(ix.point(1024, True), ix.scale(wid, 1 << 20, True)))
     assert ix.mask(ix.UNKNOWN, 255, True) == ix.span(0, 255, True)
     assert ix.modulo(ix.unknown(True), 16, True) == ix.span(0, 15, True)
+
+
+def test_a_loop_counter_over_constants_bounds_an_index():
+    def reads_partial(bound: str) -> bool:
+        text = f"""
+@group(0) @binding(0) var<storage, read_write> hist: array<atomic<u32>>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(256)
+fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {{
+  atomicAdd(&hist[1024u + wid.x * 256u + lid.x], 1u);
+  for (var p = 0u; {bound}; p++) {{
+    out[p * 256u + lid.x] = atomicLoad(&hist[p * 256u + lid.x]);
+  }}
+}}
+"""
+        return bool(check_source(text, "k.wgsl", select=["same-dispatch-read"]))
+
+    assert not reads_partial("p < 4u")
+    assert not reads_partial("p <= 3u")
+    assert reads_partial("p < 5u")  # the last round reads the first workgroup's block

@@ -140,7 +140,12 @@ compute entry point, each function nobody calls) is walked with its calls follow
 the callees, pointer arguments included. The walk records which
 values depend on which built-in inputs and memory reads (through variables, workgroup
 memory and `workgroupUniformLoad`), the conditions every statement runs under, the storage
-accesses in program order with their indices, and the barriers. It repeats until
+accesses in program order with their indices, and the barriers. Workgroup memory is
+followed by barrier intervals: a read sees what was stored in its own interval (by any
+invocation of the workgroup, earlier or later in the code) and in earlier ones, not what
+is stored after the next barrier that every invocation passes, so a variable that first
+hands out a claimed tile and later carries a value another workgroup published does not
+make the tile look like that value. It repeats until
 what variables and workgroup memory may hold stops growing; then each loop is judged once.
 A loop (inside no other) whose round changes what that round read (a counter's stores
 reaching its own test) is walked again at once, its first round undone, so that few
@@ -155,33 +160,60 @@ never the same dispatch.
 
 A loop is judged by the ways around it (each path from the top of the body back to the
 top, `continue` included, `break` and `return` excluded): each must advance a counter of
-the loop's own that an exit tests, or change the awaited word itself; otherwise, if an exit
+the loop's own that an exit tests, change the awaited word itself, or pass a branch that
+an `atomicExchange` of its own rules out for the next round; otherwise, if an exit
 depends on memory another invocation can change, the loop waits (`spin-wait`, or
-`global-barrier` when the word is an arrival counter).
+`global-barrier` when the word is an arrival counter). Each way is followed with what it
+knows: the constants it assigned, the branches it took (conditions that read no memory),
+and what a uniform load reads of a workgroup variable that every store inside the loop
+sets to one constant. A way that cannot be taken, or that ends the loop at its next test
+(a round that found the lock cleared, by another invocation or by the loop's own store),
+does not go around. A state machine entered where it is known to start (`var pc = 0u`,
+constants assigned on the way to it) is run round by round over those constants: it is
+bounded when no cycle of rounds avoids an exchange that sets its own exit.
+
+Values are followed through the data flow for two exemptions. A load of a counter that
+only grows, compared only as the larger side of `>=` or `>` (through variables, helpers
+and `atomicAdd(&x, 0u)`), can make a test late, never wrong: a capacity check before an
+append, or a rendezvous that polls the arrivals from the exit of a loop bounded on its
+own. And a value made of the bits of a read (`atomicLoad(&f) & MASK`, through lets,
+variables, `&`, `|`, `u32()` and workgroup memory), ORed back into the same word that only
+atomicOr changes, can newly set only the constant bits ORed in with it: a failure passed
+on sets nothing a guard on other bits tests.
 
 Each array index is kept as a few symbols plus a bounded rest: constants, `override`s,
 values of uniform buffers and `num_workgroups` are symbols fixed for the dispatch, each
 component of `workgroup_id` a symbol fixed for one workgroup; what varies between
 invocations is kept only as bounds (`key & 255u` is in [0, 255], `i % 16u` in [0, 15],
-`local_invocation_id.x` in [0, workgroup size), a loaded `u32` in [0, 2^32)). Two indices
+`local_invocation_id.x` in [0, workgroup size), a loaded `u32` in [0, 2^32), the variable
+of a `for` loop over constants in its range). Two indices
 with the same symbols and bounded rests that never overlap are different words
 (`ctl[ARGS + 1u]` and `ctl[COUNTERS + gid.x % 16u]`); indices whose only varying symbol
 is a `workgroup_id` component with coefficient c and whose rests fit in a window shorter
-than c stay in each workgroup's own region (`hist[wid.x * 64u + (key & 63u)]`). Wrapping
-`u32` arithmetic is taken into account. A randomized test checks these claims against
+than c stay in each workgroup's own region (`hist[wid.x * 64u + (key & 63u)]`). When one
+side has terms the other lacks, their bounds decide: a component of `workgroup_id` is
+below 65535 and one of `num_workgroups` at most 65535 (WebGPU's
+`maxComputeWorkgroupsPerDimension`), so the totals at `[0, 1024)` never meet the blocks
+at `1024u + wid.x * 256u + lid.x`; constants of a uniform buffer and overrides have no
+bound. Wrapping `u32` arithmetic is taken into account (two indices meet when their
+difference can be a multiple of 2^32). A randomized test checks these claims against
 brute-force evaluation.
 
-`wgprim check src/wgprim/kernels/` (32 files) takes 1.14 to 1.59 s of CPU (median 1.23 s)
-on one core of the shared 2-core machine it was measured on (2026-12-01: user plus system
-time of the whole command, Python's start included, five runs; the code before calls were
-replayed from traces took 2.05 to 3.0 s, median 2.27 s, in the same minutes). The
-machine's other work moves these numbers: over the day the same command took 1.1 to 2.5 s,
-the older code 2.0 to 4.4 s. The command loads neither numpy nor wgpu; the parser runs its
+`wgprim check src/wgprim/kernels/` (then 32 files) took 1.14 to 1.59 s of CPU (median
+1.23 s) on one core of the shared 2-core machine it was measured on (2026-12-01,
+afternoon: user plus system time of the whole command, Python's start included, five
+runs). The machine's other work moves these numbers a lot: late that evening, with three
+to four other processes running, the 35 files of today took 2.6 to 3.2 s (median 2.9 s)
+against 2.2 to 3.4 s (median 2.7 s) for the code before the analysis followed workgroup
+memory by barrier intervals, lower bounds and bits through values, and loops with what
+their ways know (seven interleaved runs of each). The new analysis costs about 8%: the
+heaviest file, the radix sort, needs 27 walks of its entry points instead of 23 (what its
+module-scope variables carry between barrier intervals settles one walk at a time). The command loads neither numpy nor wgpu; the parser runs its
 own loop over lark's LALR tables (cached on disk under the user cache directory), about
 0.2 s for all files, lexing included; the rest is the analysis. Checking the 78 modules the
 library compiles (preamble plus files, each specialization; `tests/check/test_kernels.py`)
-takes 6.0 to 6.6 s of CPU, where the older code took 11.3 to 14.2 s in the same minutes;
-the three radix-sort modules of 1,300 to 1,700 lines are 40% of it.
+took 6.0 to 6.6 s of CPU; the three radix-sort modules of 1,300 to 1,700 lines are 40% of
+it.
 
 ## What is new
 
@@ -223,16 +255,36 @@ the three radix-sort modules of 1,300 to 1,700 lines are 40% of it.
   on small inputs (every operator and dtype, every sort, histogram and selection variant)
   and checks each shader module the device built (the preamble of its specialization plus
   the files joined), so a new kernel is checked as soon as a primitive uses it.
+- Bounded waits judged bounded: a rendezvous that counts itself in and polls the count a
+  bounded number of times (the memory-model litmus tests' `spin()`) is a best-effort read,
+  not a `same-dispatch-read`, whatever the spelling of the poll; an exchange that stores
+  the value that ends its own loop (`while (atomicExchange(&g, 1u) == 0u) {}`, or the same
+  inside a state machine) is not a `spin-wait`; a state machine over constants that always
+  moves on is not either; a fallback loop whose round clears the workgroup's lock itself,
+  or that declares a `var` in its body (a leader test), is bounded.
+- Real waits no longer hidden by a reused variable: the split-flag loop
+  (`while (incl_bal != ALL_READY)`) of the reference decoupled look-back and fallback
+  scans is a `spin-wait`, also when the workgroup variable that hands out the tile later
+  carries the predecessor's total, and in a persistent loop over tiles.
+- Failure bits passed on (`atomicOr(&failed, v)` of bits just read from `failed`, with
+  bits of the stage's own that the guard masks out) are not a published flag; index ranges of one flat buffer are apart when the terms one side
+  lacks are bounded (workgroup ids, loop counters over constants).
+- `check/analysis.py` is split by concern: `provenance` (values), `locations` (workgroup
+  memory and index shapes), `summaries` (traces of calls), `progress` with `loops` and
+  `rounds` (loop verdicts), `trees`; `analysis` keeps the statements and the driver.
 
 ## Measured
 
-On the test corpus (`tests/check/corpus/`: 44 positive files, reductions of real patterns —
+On the test corpus (`tests/check/corpus/`: 53 positive files, reductions of real patterns —
 decoupled look-back scans and one-sweep radix sorts, ticket, exchange, test-and-set and
-compare-exchange locks, state machines, waits through workgroup memory — with 56 expected
-findings; 29 clean files, including decoupled-fallback scans (a spin budget in the loop, a
-workgroup-memory lock, a windowed look-back whose budget lives in a helper), bounded polls,
-append buffers, work queues, hash inserts, failure-bit words and lock-free updates): every
-expected finding is reported and nothing else (recall 56/56, 0 of 29 clean files with a
+compare-exchange locks, state machines, waits through workgroup memory and through a
+reused broadcast variable, barriers under non-uniform control — with 83 expected
+findings; 36 clean files, including decoupled-fallback scans (a spin budget in the loop, a
+workgroup-memory lock, a windowed look-back whose budget lives in a helper, a leader
+chosen by a `var`, a round that clears its own lock), bounded polls and a bounded
+rendezvous, an exchange that sets its own exit, append buffers, work queues, hash inserts,
+failure-bit words passed on, regions of a flat buffer and lock-free updates): every
+expected finding is reported and nothing else (recall 83/83, 0 of 36 clean files with a
 finding). The unbounded twins of the fallback scans are reported. Of the forward-progress
 litmus tests of the public `forward_progress_litmus_tests` WGSL suite that were tried
 (state machines over a `pc`, exchange locks, workgroup-memory spins; four tests, two of
@@ -243,21 +295,31 @@ These are small numbers; the corpus is the regression test, not a benchmark.
 
 `benchmarks/check_eval.py` runs the checker over public WGSL named, with repository, path
 and commit, in `benchmarks/check-eval-manifest.json` (the sources themselves are not in
-this repository: fetch them, then run the script on the directory). Measured on
-2026-12-01, on one core:
+this repository: fetch them, then run the script on the directory). The manifest names
+1,075 files. Measured late on 2026-12-01 on the 856 of them that could be fetched then (61
+of those at another version than the commit named: the repository's snapshot had moved
+them; not fetched: 197 of naga's newer test files, llama.cpp's kernels, three smaller
+projects), on one core:
 
 | category | files | result |
 | --- | --- | --- |
-| forward-progress litmus tests (every one makes a workgroup wait) | 16 | 16 flagged, 27 of 27 waiting loops |
-| known waits: look-back scans and sorts, ticket, exchange and test-and-set locks, a hand-made global barrier, waits through workgroup memory and helper functions | 9 | 9 flagged, 14 of 14 waiting loops |
-| designs that never wait: decoupled-fallback scans, a multi-pass radix sort, hash-table inserts and probes | 4 | 0 with a finding |
-| known other bugs: barriers under non-uniform control flow (two of them in decoupled-fallback scans of vello and GPUPrefixSums, which never wait; others after an out-of-bounds `return` in image and matrix kernels, one inside a branch in a tutorial's reduction, `storageBarrier` after a `return` in two sorts of learn-wgpu; one flag published by an atomic in a snow simulation) | 12 | 12 found, exactly the expected rule |
-| clean real-world files: naga tests and outputs, wgpu examples and tests, webgpu-samples, Tour of WGSL, learn-wgpu, bevy examples, Tint's benchmark and regression shaders (Dawn), and compute shaders of about 60 other projects | 782 | 0 with a finding |
-| not WGSL as written: templates (vello, bevy, brush `#import`, `{placeholder}`), early drafts (`[[attribute]]`, `@stage`, module-scope `let`, a `type` alias), naga extensions (`1lu`, `debugPrintf`), files missing a `;` | 82 | 82 refused with the one-line error |
+| forward-progress litmus tests (every one makes a workgroup wait) | 16 | 16 flagged, 22 of 22 waiting loops |
+| known waits: look-back scans and sorts (among them the reference decoupled look-back and fallback scans, whose split-flag loop waits), ticket, exchange and test-and-set locks, a hand-made global barrier, waits through workgroup memory and helper functions | 10 | 10 flagged, 16 of 16 waiting loops |
+| designs that never wait: a multi-pass radix sort (two hash-table files use digit separators and are refused) | 1 | 0 with a finding |
+| known other bugs: barriers under non-uniform control flow, a flag published by an atomic in a snow simulation | 9 | 8 found, exactly the expected rule (the ninth, recorded without a commit, is another version of the file) |
+| clean real-world files: the memory-model litmus tests (166, a bounded rendezvous before each test), naga tests and outputs, wgpu examples and tests, webgpu-samples, Tour of WGSL, learn-wgpu, bevy examples, Tint's benchmark and regression shaders (Dawn), and compute shaders of about 60 other projects | 744 | 0 with a finding (the code before: 163, the rendezvous) |
+| not WGSL as written: templates, early drafts, naga extensions, files missing a `;` | 64 | 64 refused with the one-line error |
 
-The whole set (823 files checked) takes 5.7 to 7.5 s of CPU; the first 278 files took 1.3 to 2.1 s (the code before calls were
-replayed from traces: 1.4 to 2.6 s in the same minutes, 3 to 5 s on busier ones; these
-files are small, and parsing is most of it).
+Besides the manifest: 299 tests drawn at random from the 19,000 of the same
+forward-progress litmus suite are all flagged, and of the 25,428 WGSL files of the public
+repositories fetched for this (Dawn's test shaders most of them) every one gets the
+findings it got before, but for the rendezvous of the memory-model litmus tests (163
+files, now silent), the split-flag waits of the reference scans and their adaptation (5
+files, now reported), and three files on which the code before failed or took too long
+in one run over all of them (a memo of pure functions cleared in the middle of a question). The 780
+files of the manifest that were checked take 14.6 s of CPU. Five litmus files count one
+waiting loop where the earlier measurement counted two: the other thread's loop ends by
+its own exchange, and is no longer reported.
 
 The sources: the `forward_progress_litmus_tests` suite (UCSC, the WGSL tests of "GPU
 forward progress" litmus testing: state machines over a `pc`, exchange and load spins,
@@ -282,11 +344,16 @@ compute shaders with atomics, loops and barriers, where the rules can go wrong. 
 ## What the checker still cannot see
 
 - **Index arithmetic.** Indices are compared as symbols plus bounds (see "How it works"):
-  a variable (`var`) is not followed into an index except through its type's bounds, the
-  types of loads are known only for variables whose every scalar is a `u32`, products of
-  two varying values and indices computed in helper functions' return values are
+  a variable (`var`) is not followed into an index except through its type's bounds or,
+  for the variable of a `for` loop over constants that its body never assigns, its range;
+  the types of loads are known only for variables whose every scalar is a `u32`, products
+  of two varying values and indices computed in helper functions' return values are
   unknown, and a linearized two-dimensional workgroup id (`wid.x + wid.y * nwg.x`) is
-  recognized only when both accesses write it the same way. Unknown indices may meet.
+  recognized only when both accesses write it the same way. Unknown indices may meet, and
+  so may indices apart only by the value of a uniform or an override (those have no
+  bound). Workgroup ids are taken to be below 65535 per dimension, WebGPU's default
+  `maxComputeWorkgroupsPerDimension`: a device that allows larger dispatches, and a kernel
+  dispatched that large, could wrap an index the checker calls apart.
 - **Termination.** Progress is syntactic: a counter assigned from its own value and tested
   by an exit counts as a budget even if the test can never succeed (`spins` compared with
   a value it skips over, a counter reset on every way around). A bounded poll whose bound
@@ -294,14 +361,40 @@ compute shaders with atomics, loops and barriers, where the rules can go wrong. 
   accepted only in the common shape: an `if` on the invocation index inside a loop with a
   uniform exit. A compare-exchange retried only when another invocation changed the word
   (it expects exactly the value just read, or the only way around without moving on is a
-  spurious failure of the weak exchange) counts as progress, whatever the scheduler does.
+  spurious failure of the weak exchange) counts as progress, whatever the scheduler does,
+  and so does the branch an `atomicExchange` of a constant rules out for its next round
+  (taken again only while someone else keeps storing into the word): only an exchange
+  written in the condition itself, at an address the loop does not move, in a loop that
+  stores nothing else into that word; an `atomicOr` that sets its own exit is still a
+  wait. Progress made inside a nested loop counts for every way through it, even one
+  that leaves the nested loop early.
+- **What a way around knows.** A way knows the constants it assigned to local variables,
+  the branches it took on conditions that read no memory and call no function, and what
+  a uniform load reads of a workgroup variable whose every store inside the loop is one
+  constant to the whole variable (stores before the loop must be followed by a barrier
+  before it); a plain read of workgroup memory, a nested loop, or a call (which may store
+  into any module-scope variable) forget. State machines are run from what is known where
+  the loop starts, which comes from straight-line code on the way to it: a branch or a
+  loop passed on the way forgets what it assigns, so does a loop around the machine, and
+  a function's parameters are unknown. More than 64 states, or 256 ways around, and the
+  loop is judged without this knowledge.
 - **Values.** A local variable is followed in order through straight-line code (an
   assignment at its own nesting level replaces what it held); inside a branch or a loop
   an assignment only adds to it (a loop's stores reach the reads of every round and what
-  follows). Workgroup memory is followed flow-insensitively: what it ever holds it may
-  hold anywhere. Ranges are not computed, so a state machine whose every state really
-  advances but by constant assignment (`pc = 2u`) looks like a wait when its exit
-  depends on a load.
+  follows). Workgroup memory is followed by barrier intervals, which only barriers at the
+  top level of the entry point end (calls made there included): inside a branch or a loop
+  every store reaches every read, so a round of a loop is one interval, and a store never
+  replaces what was stored before. A variable read through workgroup memory is never
+  taken for a counter the loop advances.
+- **Lower bounds and bits.** A growing counter is one this dispatch only changes with
+  `atomicAdd` (of a constant below 2^31, or of any value, taken to be non-negative),
+  `atomicMax` or `atomicOr`; a load of it is exempt only where every use is the larger
+  side of `>=` or `>` (a value printed, stored or compared otherwise is a partial total),
+  in an exit of a bounded loop or before an append whose slot comes from `atomicAdd`.
+  Bits are followed through `let`s, `&`, `|`, `u32()`, workgroup memory (by barrier
+  interval) and variables (all a variable is ever assigned, wherever it is read), not
+  through function arguments or return values: a failure passed on through a helper is
+  still a published flag.
 - **Who runs what.** Which workgroups take which branch is not modelled: a wait that only
   workgroup 0 does on a value only workgroup 0 writes is still reported; two entry points
   are always two dispatches, and the host code that dispatches them is not read.

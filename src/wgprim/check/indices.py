@@ -143,13 +143,60 @@ def apart_between_workgroups(a: Shape, b: Shape) -> bool:
     return max(a.hi, b.hi) - min(a.lo, b.lo) < coef
 
 
+# WebGPU's maxComputeWorkgroupsPerDimension (its default, and what implementations offer):
+# each component of workgroup_id is below it, each of num_workgroups at most it
+MAX_WORKGROUPS = 65535
+
+
+def symbol_bounds(key) -> tuple[int, int] | None:
+    """The values a symbol can take, where they are known: a component of workgroup_id or
+    of num_workgroups (constants of a uniform buffer and overrides can be anything)."""
+    if isinstance(key, tuple) and key:
+        if key[0] == WORKGROUP:
+            return 0, MAX_WORKGROUPS - 1
+        if key[0] == "num_workgroups":
+            return 1, MAX_WORKGROUPS
+    return None
+
+
+def difference(a: Shape, b: Shape) -> tuple[int, int] | None:
+    """The range of `a - b` (before wrapping) for `a` and `b` taken in any two invocations
+    of the dispatch: a workgroup_id term is a value of its own on each side, a symbol fixed
+    for the dispatch the same on both (it cancels when its coefficients agree, and must be
+    bounded otherwise). None when an unbounded symbol is left."""
+    lo, hi = a.lo - b.hi, a.hi - b.lo
+    coefs: dict = {}
+    for side, shape, sign in (("a", a, 1), ("b", b, -1)):
+        for key, coef in shape.terms:
+            slot = (side, key) if _workgroup_terms(((key, coef),)) else ("dispatch", key)
+            coefs[slot] = coefs.get(slot, 0) + sign * coef
+    for (_, key), coef in coefs.items():
+        if not coef:
+            continue
+        bounds = symbol_bounds(key)
+        if bounds is None:
+            return None
+        ends = (coef * bounds[0], coef * bounds[1])
+        lo, hi = lo + min(ends), hi + max(ends)
+    return lo, hi
+
+
 def apart(a: Shape, b: Shape) -> bool:
     """Whether two indices can never be equal, in any two invocations of the dispatch."""
-    if not (a.known and b.known) or a.terms != b.terms:
+    if not (a.known and b.known):
         return False
-    if a.hi < b.lo or b.hi < a.lo:  # disjoint within one workgroup (the symbols cancel)...
-        if max(a.hi, b.hi) - min(a.lo, b.lo) > U32_MAX:
-            return False  # ...unless the arithmetic can wrap one onto the other
-        # ...and between workgroups, when no workgroup_id term lets them slide
-        return not _workgroup_terms(a.terms) or apart_between_workgroups(a, b)
-    return False
+    if a.terms == b.terms and (a.hi < b.lo or b.hi < a.lo):
+        # disjoint within one workgroup (the symbols cancel), unless the arithmetic can
+        # wrap one onto the other
+        if max(a.hi, b.hi) - min(a.lo, b.lo) <= U32_MAX and (
+                # and between workgroups, when no workgroup_id term lets them slide
+                not _workgroup_terms(a.terms) or apart_between_workgroups(a, b)):
+            return True
+    # otherwise from the bounds of the terms one side has and the other lacks (the totals at
+    # [0, 1024) and the blocks at `1024u + wid.x * 256u + lid.x`): equal modulo 2^32 only
+    # when their difference is a multiple of 2^32
+    d = difference(a, b)
+    if d is None:
+        return False
+    lo, hi = d
+    return (hi // (U32_MAX + 1)) * (U32_MAX + 1) < lo

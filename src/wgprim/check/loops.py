@@ -1,4 +1,4 @@
-"""The shape of a loop: its exits, its conditions, and the paths that go around it.
+"""The shape of a loop: its exits, its conditions, the paths that go around it, its counter.
 
 These are syntactic questions about one loop statement of the tree; the dataflow walk
 supplies what the conditions depend on and which assignments make progress.
@@ -10,7 +10,7 @@ from lark import Tree
 LOOP_KINDS = ("loop_stmt", "for_stmt", "while_stmt")
 
 
-def _trees(children):
+def trees_of(children):
     return [c for c in children if isinstance(c, Tree)]
 
 
@@ -22,28 +22,28 @@ def loop_parts(node: Tree):
         if continuing is not None:
             *cont, bif = continuing.children[1:]
             break_if = bif.children[0] if bif is not None else None
-        return None, _trees(stmts), _trees(cont), break_if, None
+        return None, trees_of(stmts), trees_of(cont), break_if, None
     if node.data == "for_stmt":
         _, _init, cond, update, body = node.children
-        return cond, _trees(body.children[1:]), [], None, update
+        return cond, trees_of(body.children[1:]), [], None, update
     _, cond, body = node.children  # while_stmt
-    return cond, _trees(body.children[1:]), [], None, None
+    return cond, trees_of(body.children[1:]), [], None, None
 
 
-def _branches(stmt: Tree):
+def branches(stmt: Tree):
     """(condition node, list of statement lists) for if and switch; None otherwise."""
     if stmt.data == "if_stmt":
         _, cond, then, other = stmt.children
-        lists = [_trees(then.children[1:])]
+        lists = [trees_of(then.children[1:])]
         if other is None:
             lists.append([])
         elif other.data == "if_stmt":
             lists.append([other])
         else:
-            lists.append(_trees(other.children[1:]))
+            lists.append(trees_of(other.children[1:]))
         return cond, lists
     if stmt.data == "switch_stmt":
-        lists = [_trees(clause.children[-1].children[1:]) for clause in stmt.children[3:]]
+        lists = [trees_of(clause.children[-1].children[1:]) for clause in stmt.children[3:]]
         if not any(c.data == "default_clause" or _has_default_selector(c) for c in stmt.children[3:]):
             lists.append([])
         return stmt.children[1], lists
@@ -55,8 +55,8 @@ def _has_default_selector(clause: Tree) -> bool:
         isinstance(s, Tree) and s.data == "default_selector" for s in clause.children[0].children)
 
 
-def _block(stmt: Tree):
-    return _trees(stmt.children[1:]) if stmt.data == "compound" else None
+def block_of(stmt: Tree):
+    return trees_of(stmt.children[1:]) if stmt.data == "compound" else None
 
 
 def exits(loop: Tree) -> list[list[Tree]]:
@@ -78,7 +78,7 @@ def exits(loop: Tree) -> list[list[Tree]]:
             elif s.data in LOOP_KINDS:
                 c, b, k, _, _ = loop_parts(s)
                 visit(b + k, conds + ([c] if c is not None else []), True)
-            elif (br := _branches(s)) is not None:
+            elif (br := branches(s)) is not None:
                 # `break` inside a switch leaves the switch, not the loop
                 inner = in_nested_loop or s.data == "switch_stmt"
                 for lst in br[1]:
@@ -87,7 +87,7 @@ def exits(loop: Tree) -> list[list[Tree]]:
                     # what follows runs only when this branch did not `continue` (or leave):
                     # its condition decides the exits below too
                     conds.append(br[0])
-            elif (blk := _block(s)) is not None:
+            elif (blk := block_of(s)) is not None:
                 visit(blk, conds, in_nested_loop)
 
     visit(body + cont, [], False)
@@ -153,7 +153,7 @@ def back_edge_paths(loop: Tree, progress: dict[int, frozenset],
             if s.data in LOOP_KINDS:
                 extra = nested_progress(s)
                 paths = {p | extra for p in paths}
-            elif (br := _branches(s)) is not None:
+            elif (br := branches(s)) is not None:
                 extra = progress.get(id(s), frozenset())  # the condition's own effects
                 if extra:
                     paths = {p | extra for p in paths}
@@ -169,7 +169,7 @@ def back_edge_paths(loop: Tree, progress: dict[int, frozenset],
                 if id(s) in collective and all(falls):
                     new_paths = {a | b for a in falls[0] for b in falls[1]}
                 paths = new_paths
-            elif (blk := _block(s)) is not None:
+            elif (blk := block_of(s)) is not None:
                 paths, cont_paths = run(blk, paths, in_switch)
                 back |= cont_paths
             else:
@@ -185,3 +185,48 @@ def back_edge_paths(loop: Tree, progress: dict[int, frozenset],
         extra = progress.get(id(update), frozenset())
         around = {p | extra for p in around}
     return around
+
+
+def _name(node) -> str | None:
+    if isinstance(node, Tree) and node.data == "ident_expr":
+        return str(node.children[0])
+    return None
+
+
+def counter_range(loop: Tree, const, assigned) -> tuple[str, int, int] | None:
+    """(name, lo, hi) when a `for` loop's variable runs over constants inside its body:
+    `for (var i = C0; i < C1; i++)` (or `<=`, `C1 > i`, `i += c` and `i = i + c` for a
+    constant c > 0) whose body never assigns `i` nor takes its address. `const` evaluates a
+    constant expression (None when it is not one), `assigned` names what a node assigns."""
+    if loop.data != "for_stmt":
+        return None
+    _, init, cond, update, body = loop.children
+    if not (isinstance(init, Tree) and init.data == "var_decl" and init.children[2] is not None):
+        return None
+    name = str(init.children[1].children[0])
+    lo = const(init.children[2])
+    if lo is None or not (isinstance(cond, Tree) and cond.data == "binop"):
+        return None
+    left, op, right = cond.children
+    op = str(op)
+    if _name(left) == name and op in ("<", "<="):
+        bound, inclusive = const(right), op == "<="
+    elif _name(right) == name and op in (">", ">="):
+        bound, inclusive = const(left), op == ">="
+    else:
+        return None
+    if bound is None or not isinstance(update, Tree):
+        return None
+    if update.data == "increment":
+        step = 1 if str(update.children[1]) == "++" else None
+    elif update.data == "compound_assign" and str(update.children[1]) == "+=":
+        step = const(update.children[2])
+    elif update.data == "assign" and isinstance(update.children[1], Tree) and update.children[1].data == "binop":
+        a, plus, b = update.children[1].children
+        step = const(b) if _name(a) == name and str(plus) == "+" else None
+    else:
+        return None
+    if _name(update.children[0]) != name or step is None or step <= 0 or name in assigned(body):
+        return None
+    hi = bound if inclusive else bound - 1
+    return (name, lo, hi) if lo <= hi else None

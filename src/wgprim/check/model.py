@@ -92,6 +92,13 @@ class Source:
     # True when it reaches the value through workgroupUniformLoad: the value is then
     # uniform across the workgroup, whatever it was computed from.
     uniform: bool = False
+    # True when it reaches the value through workgroup memory (what was stored there):
+    # a variable seen that way is not read directly, so it is nobody's loop counter.
+    memory: bool = False
+    # True when it reaches the value only as the larger side of a comparison
+    # (`atomicLoad(&n) >= N`): of a counter that only grows, a partial value read that way
+    # can make the test late, never wrong.
+    bound: bool = False
 
     def __eq__(self, other) -> bool:  # sources fill large sets: compare cheaply
         if self is other:
@@ -99,25 +106,26 @@ class Source:
         if other.__class__ is not Source or hash(self) != hash(other):
             return False
         return (self.kind, self.name, self.loc, self.atomic, self.rmw, self.site, self.context,
-                self.indirect, self.uniform) == (other.kind, other.name, other.loc, other.atomic,
-                                                 other.rmw, other.site, other.context, other.indirect,
-                                                 other.uniform)
+                self.indirect, self.uniform, self.memory, self.bound) == (
+                    other.kind, other.name, other.loc, other.atomic, other.rmw, other.site,
+                    other.context, other.indirect, other.uniform, other.memory, other.bound)
 
     def __hash__(self) -> int:  # sources fill large sets: hash each once
         h = self.__dict__.get("_hash")
         if h is None:
             h = hash((self.kind, self.name, self.loc, self.atomic, self.rmw, self.site,
-                      self.context, self.indirect, self.uniform))
+                      self.context, self.indirect, self.uniform, self.memory, self.bound))
             object.__setattr__(self, "_hash", h)
         return h
 
     def direct(self) -> "Source":
-        """The source itself, however it reached the value (not through control, not made uniform)."""
-        if not (self.indirect or self.uniform):
+        """The source itself, however it reached the value (not through control, memory, a
+        uniform load or a lower-bound test)."""
+        if not (self.indirect or self.uniform or self.memory or self.bound):
             return self
         cached = self.__dict__.get("_direct")
         if cached is None:
-            cached = replace(self, indirect=False, uniform=False)
+            cached = replace(self, indirect=False, uniform=False, memory=False, bound=False)
             object.__setattr__(self, "_direct", cached)
         return cached
 
@@ -128,6 +136,24 @@ class Source:
         if cached is None:
             cached = replace(self, indirect=True)
             object.__setattr__(self, "_indirect", cached)
+        return cached
+
+    def through_memory(self) -> "Source":
+        if self.memory:
+            return self
+        cached = self.__dict__.get("_memory")
+        if cached is None:
+            cached = replace(self, memory=True)
+            object.__setattr__(self, "_memory", cached)
+        return cached
+
+    def as_lower_bound(self) -> "Source":
+        if self.bound:
+            return self
+        cached = self.__dict__.get("_bound")
+        if cached is None:
+            cached = replace(self, bound=True)
+            object.__setattr__(self, "_bound", cached)
         return cached
 
     def made_uniform(self) -> "Source":
@@ -217,6 +243,10 @@ class Val:
     is_pointer: bool = False
     fields: dict | None = None  # struct of built-in inputs: member -> Val
     shape: object = None  # for a `let`: its value as an `indices.Shape`, when followed
+    # (reads, constant): each bit set in the value was set in one of the reads when read, or
+    # is one of the constant's (`atomicLoad(&f) & MASK`, through lets, variables and
+    # workgroup memory); None: not known
+    bits: tuple | None = None
 
 
 @dataclass
@@ -235,6 +265,15 @@ class Access:
     operand_deps: frozenset = EMPTY  # what the stored or combined operands depend on
     operand_const: int | None = None  # the operand of an atomic RMW when it is a constant
     mask: int | None = None  # for an atomicLoad: the constant its value is ANDed with at once
+    operand_bits: tuple | None = None  # an atomic RMW's operand's `Val.bits`
+    # for an atomicOr of bits just read from the same word, which only atomicOr changes, and
+    # of constant bits: the bits it can newly set (a failure passed on sets none); None: any
+    sets_bits: int | None = None
+
+    @property
+    def unchanged(self) -> bool:
+        """Whether the write leaves the word as it was."""
+        return self.sets_bits == 0
 
 
 @dataclass
@@ -253,6 +292,7 @@ class Barrier:
     site: Site
     seq: int
     frames: list[Frame]  # from the entry point down to the function with the barrier
+    counted: bool = False  # at the top level of the entry point: every invocation passes it
 
 
 @dataclass
@@ -277,5 +317,10 @@ class EntryAnalysis:
     # an entry point written for a one-invocation dispatch: workgroup size 1 and no memory
     # address depends on an invocation or workgroup id
     single_invocation: bool = False
-    # (line, column) of atomic loads tested as lower bounds (`atomicLoad(&n) >= CAP`)
-    lower_bound_tests: set = field(default_factory=set)
+    # atomic loads whose value is only ever compared as a lower bound (`atomicLoad(&n) >= CAP`,
+    # through variables and calls): a partial value of a growing counter makes such a test
+    # late, never wrong
+    lower_bound_reads: set = field(default_factory=set)
+    # ...and among them those tested only by the exits of bounded loops (a rendezvous that
+    # polls a count a bounded number of times): best-effort reads
+    best_effort_reads: set = field(default_factory=set)

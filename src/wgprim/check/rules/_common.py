@@ -15,7 +15,10 @@ def finding(rule_id: str, severity: str, site: Site, message: str, hint: str) ->
 
 def touches(write, mask) -> bool:
     """Whether an atomic write may change the bits `mask` selects (all bits: None).
-    `atomicLoad(&f) & DONE` is final when this dispatch only ORs other bits into `f`."""
+    `atomicLoad(&f) & DONE` is final when this dispatch only ORs other bits into `f`; an OR
+    of bits just read from the word itself changes nothing."""
+    if write.sets_bits is not None:
+        return write.sets_bits != 0 if mask is None else write.sets_bits & mask != 0
     if mask is None or write.operand_const is None:
         return True
     if write.op in ("atomicOr", "atomicXor"):
@@ -35,7 +38,8 @@ def arrival_counter(entry: EntryAnalysis, loop: LoopReport):
     a tile it claimed): that publishes a value into its slot (a look-back's aggregate);
     every workgroup arrives at the same counter."""
     for access in entry.accesses:
-        if (access.kind == "rmw" and access.op in ACCUMULATING_RMW and loop.key not in access.loops
+        if (access.kind == "rmw" and access.op in ACCUMULATING_RMW and not access.unchanged
+                and loop.key not in access.loops
                 and access.loc.space == "storage" and not _own_slot(access.ref)
                 and access.seq < loop.seq_start
                 and any(_waited_at(entry, src, access) for src in loop.waited)):

@@ -24,7 +24,11 @@ written for a one-invocation dispatch (workgroup size 1, no address built from a
 waiting loop) reads back its own writes in program order and is not flagged, nor is a
 slot claimed with `atomicAdd` (a work queue) read and written at the index it returned:
 the claimer owns it. Nor is a guard on a word this dispatch never sets (or sets only in bits the guard masks out): a
-failure bit that earlier dispatches wrote, checked before starting, publishes nothing.
+failure bit that earlier dispatches wrote, checked before starting, publishes nothing. ORing
+back bits just read from the word (`let failed = atomicLoad(&failures) & EARLIER;` then
+`atomicOr(&failures, failed)`, through lets, variables and workgroup memory) passes a
+failure on and sets nothing new but the constant bits ORed in with them, when nothing in
+the dispatch clears bits of the word.
 
 **Why it is wrong.** Atomics are indivisible, not ordering: that invocation A set the flag
 says nothing about whether A's ordinary writes to other addresses are visible to B.
@@ -131,7 +135,7 @@ def check(entries):
                 f"`{read.loc}` (line {written[0].site.line}) may not be visible yet", HINT)
 
         for flag_write in entry.accesses:
-            if not flag_write.atomic or flag_write.kind not in ("write", "rmw"):
+            if not flag_write.atomic or flag_write.kind not in ("write", "rmw") or flag_write.unchanged:
                 continue
             if not flag_write.loc.writable_storage:
                 continue

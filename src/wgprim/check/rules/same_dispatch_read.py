@@ -20,7 +20,8 @@ them final), the load at the top of a compare-exchange loop, loads whose value i
 used, `atomicAdd(&x, 0u)` (a read, not an accumulation), another constant index of the same
 array (`bump[1]` while `bump[0]` is added to), another region of one flat buffer
 (`ctl[ARGS + 1u]` while `ctl[COUNTERS + gid.x % 16u]` is added to: the ranges never
-meet), this workgroup's own region of a buffer (`hist[wid.x][lid.x]` after
+meet; or `counts[pass * 256u + lid.x]`, with `pass < 4u`, while every workgroup adds to
+`counts[1024u + wid.x * 256u + lid.x]`: the workgroup ids are bounded), this workgroup's own region of a buffer (`hist[wid.x][lid.x]` after
 `atomicAdd(&hist[wid.x][bin], 1u)`, or flat: `hist[wid.x * 64u + lid.x]` after
 `atomicAdd(&hist[wid.x * 64u + (key & 63u)], 1u)` in a workgroup of 64), and bits masked
 out of a flag word that this
@@ -30,7 +31,11 @@ entry point written for a one-invocation dispatch (workgroup size 1, no address 
 id: it reads back its own updates in program order), and an append buffer's
 capacity check (`if (atomicLoad(&count) >= CAP) { return; }` where the slot itself comes
 from the value `atomicAdd(&count, 1u)` returns: the counter only grows, so the test can
-only be late, never wrong).
+only be late, never wrong), and a bounded rendezvous: a count that only grows, polled by a
+loop with a bound of its own until it reaches a limit (`if (polls == 1024u || seen >= N)
+{ break; }` with `seen = atomicAdd(&arrivals, 0u)`), whatever the spelling (a variable, a
+helper that returns the count). The value must serve only as the larger side of `>=` or
+`>`: stored or compared otherwise, it is a partial total.
 
 **Why it is wrong.** Atomics make the total exact, not early: while this workgroup reads,
 workgroups that have not run yet (or are running now) have still to add their part. The
@@ -48,14 +53,29 @@ out[lid.x] = atomicLoad(&hist[lid.x]);   // other workgroups are still counting
 """
 
 
+def _grows(add) -> bool:
+    """Whether an update can only make the counter larger (an add of a constant that is not
+    a wrapped-around subtraction, a maximum, an OR)."""
+    if add.op == "atomicAdd":
+        return add.operand_const is None or add.operand_const < 0x80000000
+    return add.op in ("atomicMax", "atomicOr")
+
+
 def _capacity_check(entry, read, adds) -> bool:
     """`if (atomicLoad(&count) >= CAP) { return; }` before reserving a slot with the value
     `atomicAdd(&count, 1u)` returns: the counter only grows, so a partial value that is
     already over the bound stays over it, and one under it only lets the invocation go on to
     the reservation, whose own returned value decides."""
-    return ((read.site.line, read.site.column) in entry.lower_bound_tests
+    return (read.source in entry.lower_bound_reads
             and all(a.op in ("atomicAdd", "atomicMax") for a in adds)
             and any(a.op == "atomicAdd" and a.result_used for a in adds))
+
+
+def _best_effort(entry, read, adds) -> bool:
+    """A counter that only grows, compared as a lower bound by the exit of a loop that is
+    bounded on its own (a rendezvous polling the arrivals at most 1024 times): the test can
+    only be late, never wrong, and the loop ends either way."""
+    return read.source in entry.best_effort_reads and all(_grows(a) for a in adds)
 
 
 def check(entries):
@@ -82,7 +102,7 @@ def check(entries):
                 continue
             if any(read.source in a.operand_deps or set(a.loops) & set(read.loops) for a in adds):
                 continue  # the old value a compare-exchange loop starts from
-            if _capacity_check(entry, read, adds):
+            if _capacity_check(entry, read, adds) or _best_effort(entry, read, adds):
                 continue
             yield finding(
                 ID, SEVERITY, read.site,

@@ -31,8 +31,19 @@ invocation — in practice another workgroup — changes that memory. In detail:
   a loop on them is a lock being waited for. A compare-exchange whose expected value is
   a fresh read of the same word (a lock-free update) is not a wait. `atomicAdd(&x, 0u)`
   is a read.
+- An exchange that stores the value that ends its loop is not a lock:
+  `while (atomicExchange(&g, 1u) == 0u) {}` leaves 1 in the word, so the next round ends
+  unless another invocation stored 0 in between (and only its storing again and again
+  could keep the loop going). The same holds for a branch on the exchange's result in a
+  state machine, as long as the loop stores nothing else into that word.
 - State machines (`while (true) { switch pc { ... } }`) wait when some state stays put
-  (`pc = 0u`) until a load says otherwise.
+  (`pc = 0u`) until a load says otherwise. One entered where it is known to start
+  (`var pc = 0u;` before the loop) is followed state by state: when every state moves on
+  by constant assignments (`pc = 2u`) to one that ends the loop, it is bounded.
+- A way around that cannot be taken, or that ends the loop at its next test, is no way
+  around: a round that found the lock cleared and goes back only to see its condition
+  false, or whose own store cleared the workgroup's lock word (every store of it in the
+  loop the same constant) before the uniform load that the condition reads.
 - In a loop whose exit is uniform, a branch on the invocation's index (`if (lid.x == 0u)`)
   counts for the whole workgroup: invocation 0's spin budget bounds everyone's loop. An
   exit on a lock word in workgroup memory that every invocation reads after the loop's
