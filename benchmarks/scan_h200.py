@@ -118,14 +118,18 @@ class Compaction:
         opts = parse_variant(variant)
         saved, select.EMIT = select.EMIT, opts.pop("emit", None)  # how tiles are written
         try:
+            self.p = Program(m.device, label="compact", transient=False)
             if variant.startswith("3phase"):
-                self.p = Program(m.device, label="compact")
-                self.outs, self.totals = select.CompactRecorder(m.device, x.dtype, True).record(self.p, x, m)
+                recorder = select.CompactRecorder(m.device, x.dtype, True)
+                self.outs = [wgprim.empty((c.count,), x.dtype) for c in recorder.parts(m.size)]
+                self.totals = wgprim.empty((len(self.outs),), np.uint32)
+                recorder.record(self.p, x, m, self.outs, self.totals)
             else:
-                self.p, self.outs, self.totals = compaction.compact_program(x, m, **opts)
+                self.outs = [wgprim.empty((c.count,), x.dtype) for c in compaction.parts(m.device, m.size)]
+                self.totals = wgprim.empty((len(self.outs),), np.uint32)
+                compaction.record_compact(self.p, x, m, self.outs, self.totals, **opts)
         finally:
             select.EMIT = saved
-        self.p.transient = False
 
     def result(self, dt):
         return select._gather_outputs(self.outs, self.totals.numpy(), dt).numpy()

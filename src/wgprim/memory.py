@@ -25,6 +25,7 @@ last holder goes, the buffer returns to the pool. A buffer the user owns (`from_
 """
 from __future__ import annotations
 
+import heapq
 import os
 import threading
 from collections import Counter, OrderedDict
@@ -70,7 +71,13 @@ class MemoryPool:
     def __init__(self, device, limit: int | None = None):
         self.device = device
         self.limit = default_limit(device) if limit is None else int(limit)
+        # Free buffers per (size, usage): heaps of (serial, buffer), the oldest buffer taken
+        # first. Which buffer a request gets then depends only on which are free, not on the
+        # order they were freed in (the garbage collector's): a call whose intermediates come
+        # and go gets the same buffers every time, and finds its bind groups and recordings.
         self._free: dict[tuple[int, int], list] = {}
+        self._serials: dict[int, int] = {}  # id(buffer) -> when it was made
+        self._made = 0
         self._lru: OrderedDict[int, object] = OrderedDict()  # id(buffer) -> buffer, oldest first
         self._pins: Counter = Counter()  # id(buffer) -> pins by unsubmitted work
         self._held_back: dict[int, object] = {}  # freed while pinned: returned on unpin
@@ -96,7 +103,7 @@ class MemoryPool:
         with self._lock:
             stack = self._free.get(key)
             if stack:
-                buffer = stack.pop()
+                _, buffer = heapq.heappop(stack)
                 del self._lru[id(buffer)]
                 self.free_bytes -= size
                 self.used_bytes += size
@@ -109,6 +116,8 @@ class MemoryPool:
             with self._lock:
                 self.used_bytes += size
                 self._lent[id(buffer)] = buffer
+                self._made += 1
+                self._serials[id(buffer)] = self._made
         if POISON is not None:
             self._poison(buffer, usage)
         return buffer
@@ -150,7 +159,7 @@ class MemoryPool:
         self._lent.pop(id(buffer), None)
         size = buffer.size
         self.used_bytes -= size
-        self._free.setdefault((size, int(buffer.usage)), []).append(buffer)
+        heapq.heappush(self._free.setdefault((size, int(buffer.usage)), []), (self._serials[id(buffer)], buffer))
         self._lru[id(buffer)] = buffer
         self.free_bytes += size
 
@@ -195,7 +204,9 @@ class MemoryPool:
         doomed = []
         while self.free_bytes > limit and self._lru:
             _, buffer = self._lru.popitem(last=False)
-            self._free[(buffer.size, int(buffer.usage))].remove(buffer)
+            stack = self._free[(buffer.size, int(buffer.usage))]
+            stack.remove((self._serials.pop(id(buffer)), buffer))
+            heapq.heapify(stack)
             self.free_bytes -= buffer.size
             doomed.append(buffer)
         return doomed
@@ -206,6 +217,11 @@ class MemoryPool:
                 forget(buffer)
             # Work already submitted keeps it alive until done (wgpu defers destruction).
             buffer.destroy()
+
+    def free_buffers(self) -> list:
+        """The free buffers (tests)."""
+        with self._lock:
+            return [b for stack in self._free.values() for _, b in stack]
 
     def stats(self) -> dict:
         """Bytes lent out and kept free, the limit, and how many requests found a free block."""

@@ -108,20 +108,43 @@ RECORDINGS = 256
 RECORDING_BYTES = 1 << 30
 
 
+_settings_names: tuple = (0, ())  # (len(sys.modules) when made, ((module, name), ...))
+
+
+def settings() -> tuple:
+    """The values of every setting of wgprim.ops' modules (their upper-case module constants
+    of plain values: tile shapes, method switches, the spin budgets tests set to 0) and of
+    the device choices read from the environment: a kept recording is for these values
+    only, so a test or a measurement that changes one gets new recordings."""
+    global _settings_names
+    import sys
+
+    if _settings_names[0] != len(sys.modules):
+        names = []
+        for name, module in list(sys.modules.items()):
+            if name.startswith("wgprim.ops.") and module is not None:
+                space = vars(module)
+                names += [(space, k) for k, v in space.items()
+                          if k.isupper() and isinstance(v, (bool, int, float, str, type(None)))]
+        _settings_names = (len(sys.modules), tuple(names))
+    return (os.environ.get("WGPRIM_NO_SUBGROUPS"), *[space[k] for space, k in _settings_names[1]])
+
+
 def recorded(device: Device, key: tuple, arrays: tuple, record, label: str = "") -> "Program":
-    """The Program of `record(program, *arrays)`, kept for `key` (everything the recording
-    depends on besides the arrays: shape, dtype, operator, options, module settings) and the
-    buffers of `arrays` (the call's inputs and results), so that a repeated call finds its
-    steps — pipelines, parameters, bind groups, temporaries — and only submits them.
+    """The Program of `record(program, *arrays)`, kept for `key` (what the recording depends
+    on besides the arrays and the settings: the building blocks, options, sizes) and the
+    arrays (their buffers, shapes, dtypes), so that a repeated call finds its steps —
+    pipelines, parameters, bind groups, temporaries — and only submits them.
 
     The kept Program holds its temporaries and pins every buffer the recording made (e.g.
     an uploaded table) for as long as it is kept; the arrays' own buffers stay theirs: a
     result dropped by the caller goes back to the memory pool, and the next call of the same
     shape gets that buffer and this recording again. Recordings that bind a buffer the pool
-    destroys are dropped with it. Thread-safe (two threads may record the same key at once;
-    one recording is kept)."""
+    destroys are dropped with it. The key also holds the device's binding limit and
+    settings() (tests change both). Thread-safe (two threads may record the same key at
+    once; one recording is kept)."""
     buffers = tuple(a.buffer for a in arrays)
-    full = (key, tuple(id(b) for b in buffers))
+    full = (key, tuple((id(a.buffer), a.shape, a.dtype.str) for a in arrays), device.max_binding_bytes, settings())
     table = device.cache("recordings")
     with _lookup_lock:
         found = table.pop(full, None)
@@ -157,6 +180,20 @@ def recorded(device: Device, key: tuple, arrays: tuple, record, label: str = "")
     for old in doomed:
         _drop(old)
     return program
+
+
+def run_recorded(device: Device, key: tuple, arrays: tuple, record, label: str = "", reads: list | None = None,
+                 keep: bool = True):
+    """recorded(...).run(reads=reads): a front door's one line to the GPU. keep=False
+    records a one-shot Program instead, for a step inside a larger call whose arrays are
+    that call's own intermediates (a recording kept for buffers that change from call to
+    call would only be made again)."""
+    if keep:
+        program = recorded(device, key, arrays, record, label)
+    else:
+        program = Program(device, label)
+        record(program, *arrays)
+    return program.run(reads=reads)
 
 
 def _drop(program: "Program") -> None:
@@ -450,7 +487,7 @@ class Program:
         them is submitted, or will never be)."""
         if self.pinned:
             self.unpin()
-        for buffer in self.held:
+        for buffer in reversed(self.held):  # the next call's first temp() gets this one's first again
             self.pool.give_back(buffer)
         self.held.clear()
 
@@ -596,8 +633,11 @@ class Program:
         if batch is not None and not profile and not alone and reads is None:
             batch.queue(self)
             return None
-        if profile:
-            return self._run_profiled(sink, alone)
+        if profile:  # timed step by step; the reads, if any, after the steps
+            times = self._run_profiled(sink, alone)
+            if not reads:
+                return times
+            return [transfer.read(self.device, b, int(o), int(n)) for b, o, n in reads]
         steps = self.steps
         staging = []
         if reads:

@@ -13,7 +13,7 @@ from wgprim.ops.atomic_minmax import atomic_min_max
 from wgprim.ops.common import as_input
 from wgprim.ops.histogram import (DATA_TYPES, I32, MODE_DIRECT, MODE_SEARCH, MODE_UNIFORM, U32, _evenly_spaced, _guide,
                                   _needs_windows, _record, _record_windows, _thresholds)
-from wgprim.program import Program
+from wgprim.program import Program, run_recorded
 
 
 def _data_range(x: Array):
@@ -55,10 +55,10 @@ def histogram(x, bins=10, range=None, weights=None, *, density=None):
     edges = np.histogram_bin_edges(np.zeros(0, dt), bins=bins, range=range)
     nbins = max(len(edges) - 1, 0)  # no edges at all: no bins (numpy returns empty arrays)
     out_dt = U32 if w is None else w.dtype
-    hist = zeros((nbins,), out_dt, arr.device)  # the kernels add into it
     limits = _thresholds(edges, dt) if nbins else None
     if arr.size == 0 or nbins == 0 or limits is None:
-        return hist, edges
+        return zeros((nbins,), out_dt, arr.device), edges
+    hist = empty((nbins,), out_dt, arr.device)  # zeroed by the recording's first step: the kernels add into it
     lo, hi, interior = limits
     # The estimate is only a first guess, checked against the bin's own edges, so it
     # serves explicit edges too when they are evenly spaced (np.linspace edges).
@@ -68,6 +68,7 @@ def histogram(x, bins=10, range=None, weights=None, *, density=None):
     thresholds = np.concatenate([np.array([lo], dt), interior])
     if _needs_windows(arr.device, nbins, len(thresholds)):
         program = Program(arr.device, label="histogram")
+        program.clear(hist.buffer)
         _record_windows(program, arr, w, len(thresholds), lambda b0, b1: thresholds[b0:b1], hi, hist)
         program.run()
         return hist, edges
@@ -81,10 +82,15 @@ def histogram(x, bins=10, range=None, weights=None, *, density=None):
         guide, cells = None, 0  # the search alone (the guide is only a shortcut)
     if guide is not None:
         thresholds = np.concatenate([thresholds, guide.view(dt)])
-    program = Program(arr.device, label="histogram")
-    _record(program, arr, w, asarray(thresholds), hist, nbins, MODE_UNIFORM if uniform else MODE_SEARCH,
-            m=len(interior), lo=lo, hi=hi, scale=scale, first=first, cells=cells)
-    program.run()
+    mode = MODE_UNIFORM if uniform else MODE_SEARCH
+
+    def record(p, x, hist, *weights):  # the thresholds uploaded once, kept by the recording
+        p.clear(hist.buffer)
+        _record(p, x, weights[0] if weights else None, asarray(thresholds), hist, nbins, mode,
+                m=len(interior), lo=lo, hi=hi, scale=scale, first=first, cells=cells)
+
+    key = ("histogram", thresholds.tobytes(), nbins, mode, len(interior), lo.item(), hi.item(), scale, first, cells)
+    run_recorded(arr.device, key, (arr, hist) + ((w,) if w is not None else ()), record, "histogram")
     return hist, edges
 
 
@@ -106,17 +112,22 @@ def bincount(x, weights=None, minlength: int = 0) -> Array:
     else:
         nbins = minlength
     out_dt = U32 if w is None else w.dtype
-    hist = zeros((nbins,), out_dt, arr.device)  # the kernels add into it
     if arr.size == 0:
-        return hist
-    program = Program(arr.device, label="bincount")
+        return zeros((nbins,), out_dt, arr.device)
+    hist = empty((nbins,), out_dt, arr.device)  # zeroed by the program's first step: the kernels add into it
     if _needs_windows(arr.device, nbins, 0):
+        program = Program(arr.device, label="bincount")
+        program.clear(hist.buffer)
         # bin b holds the value b: thresholds b0..b1-1 are those values
         _record_windows(program, arr, w, nbins, lambda b0, b1: np.arange(b0, b1).astype(arr.dtype),
                         arr.dtype.type(nbins - 1), hist)
         program.run()
         return hist
-    dummy = empty((4,), arr.dtype, arr.device)  # MODE_DIRECT never reads thresholds
-    _record(program, arr, w, dummy, hist, nbins, MODE_DIRECT)
-    program.run()
+
+    def record(p, x, hist, *weights):
+        p.clear(hist.buffer)
+        unread = Array(p.temp(16), x.dtype, (4,), x.device)  # MODE_DIRECT reads no thresholds
+        _record(p, x, weights[0] if weights else None, unread, hist, nbins, MODE_DIRECT)
+
+    run_recorded(arr.device, ("bincount", nbins), (arr, hist) + ((w,) if w is not None else ()), record, "bincount")
     return hist

@@ -16,7 +16,7 @@ from wgprim.ops.atomic_minmax import atomic_reduce
 from wgprim.ops.axis import _check_binding, axis_reducer, normalize_axis, result_shape, split_shape
 from wgprim.ops.common import as_input, check_out
 from wgprim.ops.reduce import reduce_recorder
-from wgprim.program import Plan, Program
+from wgprim.program import Plan, Program, run_recorded
 
 
 def _empty_result(op, dt: np.dtype, name: str) -> Array:
@@ -36,10 +36,9 @@ def reduce(x, op="sum", axis=None, *, keepdims: bool = False) -> Array:
     name, _ = operators.resolve(op, arr.dtype)
     if arr.size == 0:
         return _empty_result(op, arr.dtype, name)
-    program = Program(arr.device, label=f"reduce {name}")
     out = empty((), operators.result_dtype(op, arr.dtype), arr.device)
-    reduce_recorder(arr.device, arr.size, arr.dtype, op).record(program, arr, out)
-    program.run()
+    recorder = reduce_recorder(arr.device, arr.size, arr.dtype, op)
+    run_recorded(arr.device, (recorder,), (arr, out), recorder.record, f"reduce {name}")
     return out
 
 
@@ -144,9 +143,9 @@ def reduce_axis(arr: Array, op, axis, keepdims: bool) -> Array:
         return _empty_reduction(op, dt, name, out_shape)
     _check_binding(arr)
     out = empty(out_shape, rdt, arr.device)
-    program = Program(arr.device, label=f"reduce {name} along axis {axis}")
-    axis_reducer(arr.device, dt, op).record_view(program, arr, out, outer, length, inner)
-    program.run()
+    reducer = axis_reducer(arr.device, dt, op)
+    run_recorded(arr.device, (reducer, outer, length, inner), (arr, out),
+                 lambda p, a, o: reducer.record_view(p, a, o, outer, length, inner), f"reduce {name} along axis {axis}")
     return out
 
 

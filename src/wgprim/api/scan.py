@@ -15,7 +15,7 @@ from wgprim.ops.axis import _check_binding, axis_scanner, normalize_axis, split_
 from wgprim.ops.chained_scan import choose_method
 from wgprim.ops.common import as_input, check_out
 from wgprim.ops.scan import scan_recorder
-from wgprim.program import Plan, Program
+from wgprim.program import Plan, Program, run_recorded
 
 
 def scan(x, op="sum", exclusive: bool = False, method: str | None = None, *, axis=None) -> Array:
@@ -34,9 +34,9 @@ def scan(x, op="sum", exclusive: bool = False, method: str | None = None, *, axi
         operators.resolve(op, arr.dtype, for_scan=True)
         choose_method(0, arr.dtype, method)
         return out
-    program = Program(arr.device, label="scan")
-    scan_recorder(arr.device, arr.dtype, op, arr.size, method).record(program, arr.ravel(), out, exclusive)
-    program.run()
+    recorder = scan_recorder(arr.device, arr.dtype, op, arr.size, method)
+    run_recorded(arr.device, (recorder, bool(exclusive)), (arr.ravel(), out),
+                 lambda p, a, o: recorder.record(p, a, o, bool(exclusive)), "scan")
     return out
 
 
@@ -91,9 +91,10 @@ def scan_axis(arr: Array, op, axis, exclusive: bool) -> Array:
     if arr.size == 0:
         return out
     _check_binding(arr)
-    program = Program(arr.device, label=f"scan along axis {axis}")
-    scanner.record_view(program, arr, out, outer, length, inner, exclusive)
-    program.run()
+    exclusive = bool(exclusive)
+    run_recorded(arr.device, (scanner, outer, length, inner, exclusive), (arr, out),
+                 lambda p, a, o: scanner.record_view(p, a, o, outer, length, inner, exclusive),
+                 f"scan along axis {axis}")
     return out
 
 

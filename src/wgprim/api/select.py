@@ -8,36 +8,52 @@ submit (the result's size depends on it, as for numpy and CuPy).
 """
 from __future__ import annotations
 
-from wgprim.api.sort import sort
+import numpy as np
+
+from wgprim.api.sort import argsort_with_keys, sorted_copy
 from wgprim.array import Array, empty
 from wgprim.ops import compaction, numpy_options
 from wgprim.ops.common import as_input
-from wgprim.ops.radix_sort import argsort_with_keys
 from wgprim.ops.select import (U32, VALUE_TYPES, _as_mask, _gather_outputs, _inverse, _run_starts, _runs_step,
                                compact_recorder)
 from wgprim.ops.unique_dense import unique_dense
-from wgprim.program import Program
+from wgprim.program import Program, run_recorded
 
 
 COMPACT_METHODS = ("single-pass", "three-phase")
 
 
-def _select(x: Array | None, mask: Array, ordered: bool = True, method: str | None = None) -> Array:
+def _select(x: Array | None, mask: Array, ordered: bool = True, method: str | None = None,
+            kept: bool = True) -> Array:
+    """x[mask] (x None: the indices of the set flags) of flat Arrays. kept=False: not a kept
+    recording (a step of a larger call whose arrays are its own intermediates)."""
     dt = U32 if x is None else x.dtype
     if method is not None and method not in COMPACT_METHODS:
         raise ValueError(f"method must be one of {', '.join(COMPACT_METHODS)} or None, not {method!r}")
     if method == "single-pass" and not ordered:
         raise ValueError("method='single-pass' is the ordered compaction; ordered=False is the append-buffer form")
+    dev = mask.device
     if mask.size == 0:
-        return empty((0,), dt, mask.device)
+        return empty((0,), dt, dev)
     single = method == "single-pass" or (method is None and ordered and compaction.single_pass_default(mask.size))
     if single:  # count, chained scan of the counts and scatter in one pass (ops/compaction.py)
-        program, outs, totals = compaction.compact_program(x, mask)
+        chunked, record, key = compaction.parts(dev, mask.size), compaction.record_compact, ("compact single-pass",)
     else:  # count -> scan of the tile counts -> scatter
-        program = Program(mask.device, label="compact" if ordered else "compact unordered")
-        outs, totals = compact_recorder(mask.device, None if x is None else x.dtype, ordered).record(program, x, mask)
-    program.run()
-    return _gather_outputs(outs, totals.numpy(), dt)
+        recorder = compact_recorder(dev, None if x is None else x.dtype, ordered)
+        chunked, record, key = recorder.parts(mask.size), recorder.record, (recorder,)
+    # Outputs with room for every element; the kept counts come back in the same submit.
+    outs = [empty((c.count,), dt, dev) for c in chunked]
+    totals = empty((len(chunked),), U32, dev)
+    def record_into(p, m, *arrays):  # arrays: (x,) if values, then totals, then outs
+        values = arrays[0] if x is not None else None
+        kept, *outputs = arrays[1:] if x is not None else arrays
+        record(p, values, m, outputs, kept)
+
+    inputs = (mask,) if x is None else (mask, x)
+    counts = run_recorded(dev, (*key, x is None), (*inputs, totals, *outs), record_into,
+                          "compact" if ordered else "compact unordered", reads=[(totals.buffer, 0, 4 * len(outs))],
+                          keep=kept)
+    return _gather_outputs(outs, counts[0].view(np.uint32), dt)
 
 
 def compact(x, mask, ordered: bool = True, *, method: str | None = None) -> Array:
@@ -63,10 +79,10 @@ def nonzero(mask, ordered: bool = True, *, method: str | None = None) -> Array:
 
 def _values_and_counts(s: Array, want_counts: bool):
     starts_mask = _run_starts(s)
-    values = _select(s, starts_mask)
+    values = _select(s, starts_mask, kept=False)
     if not want_counts:
         return values, None
-    starts = _select(None, starts_mask)
+    starts = _select(None, starts_mask, kept=False)
     lengths = empty((starts.size,), U32, s.device)
     program = Program(s.device, label="run lengths")
     _runs_step(program, "run_lengths", s.dtype, {4: starts.buffer, 5: lengths.buffer}, starts.size, total=s.size)
@@ -100,11 +116,11 @@ def unique(x, return_counts: bool = False, return_inverse: bool = False, **numpy
     elif dense is not None:
         values, inverse, counts = dense
     elif return_inverse:  # the sorted keys come with the permutation: no gather
-        perm, s = argsort_with_keys(flat, keep_keys=True)
+        perm, s = argsort_with_keys(flat, keep_keys=True, kept=False)
         values, counts = _values_and_counts(s, return_counts)
         inverse = _inverse(s, perm, arr.shape)
     else:
-        values, counts = _values_and_counts(sort(flat), return_counts)
+        values, counts = _values_and_counts(sorted_copy(flat, kept=False), return_counts)
         inverse = None
     result = (values,)
     if return_inverse:

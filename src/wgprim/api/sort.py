@@ -28,9 +28,10 @@ from wgprim.ops import numpy_options
 from wgprim.ops.axis import move_axis, normalize_axis
 from wgprim.ops.bitonic import bitonic_sorter
 from wgprim.ops.common import as_input
-from wgprim.ops.radix_sort import ALL_DIGITS, argsort_with_keys, radix_sorter, record_one_shot
+from wgprim.ops.radix_sort import ALL_DIGITS, radix_sorter
+from wgprim.ops.sorting import record_sort, sort_key
 from wgprim.ops.segmented import SORT_KEY_DTYPES, VALUES_GATHER, VALUES_NONE, VALUES_POSITION, sort_rows
-from wgprim.program import Plan, Program
+from wgprim.program import Plan, Program, run_recorded
 
 U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
 KEY_DTYPES = (U32, I32, F32)
@@ -58,13 +59,13 @@ def sort(x, *, axis=-1, descending: bool = False, stable: bool = True, method: s
     out = empty((keys.size,), keys.dtype, keys.device)
     if keys.size == 0:
         return out
-    program = Program(keys.device, label=f"{method} sort")
+    descending = bool(descending)
     if method == "bitonic":
-        bitonic_sorter(keys.device, keys.dtype, descending).record(program, keys, out)
+        sorter = bitonic_sorter(keys.device, keys.dtype, descending)
+        run_recorded(keys.device, (sorter,), (keys, out), sorter.record, "bitonic sort")
     else:
-        sorter = radix_sorter(keys.device, keys.dtype, descending)
-        record_one_shot(program, sorter, keys, out)
-    program.run()
+        run_recorded(keys.device, sort_key(keys.device, keys, descending), (keys, out),
+                     lambda p, k, o: record_sort(p, k, o, descending=descending), "radix sort")
     return out
 
 
@@ -82,10 +83,9 @@ def sort_pairs(keys, values, *, axis=-1, descending: bool = False) -> tuple[Arra
     vals_out = empty((v.size,), v.dtype, k.device)
     if k.size == 0:
         return keys_out, vals_out
-    sorter = radix_sorter(k.device, k.dtype, descending)
-    program = Program(k.device, label="sort pairs")
-    record_one_shot(program, sorter, k, keys_out, v, vals_out)
-    program.run()
+    descending = bool(descending)
+    run_recorded(k.device, (*sort_key(k.device, k, descending), "pairs"), (k, v, keys_out, vals_out),
+                 lambda p, k, v, ko, vo: record_sort(p, k, ko, v, vo, descending=descending), "sort pairs")
     return keys_out, vals_out
 
 
@@ -96,7 +96,40 @@ def argsort(x, *, axis=-1, descending: bool = False, stable: bool = True, kind=N
     if axis is None or getattr(x, "ndim", np.ndim(x)) > 1:
         return sort_axis("argsort", x, axis, descending, "radix")
     k = _one_dimensional(x, "argsort input", KEY_DTYPES)
-    return argsort_with_keys(k, descending)[0]
+    return argsort_with_keys(k, bool(descending))[0]
+
+
+def argsort_with_keys(k: Array, descending: bool = False, keep_keys: bool = False,
+                      kept: bool = True) -> tuple[Array, Array | None]:
+    """(indices, sorted keys or None) of the 1-D Array k: the keys come out of the same
+    passes (the sort moves them along with the indices), kept when asked for. kept=False:
+    not a kept recording (a step of a larger call: run_recorded)."""
+    dev = k.device
+    idx = empty((k.size,), U32, dev)
+    if k.size == 0:
+        return idx, (empty((0,), k.dtype, dev) if keep_keys else None)
+    if keep_keys:
+        keys_out = empty((k.size,), k.dtype, dev)
+        run_recorded(dev, (*sort_key(dev, k, descending), "argsort"), (k, keys_out, idx),
+                     lambda p, k, ko, i: record_sort(p, k, ko, None, i, index_values=True, descending=descending),
+                     "argsort", keep=kept)
+        return idx, keys_out
+
+    def record(p, k, i):  # the sorted keys in a temporary of the recording
+        keys_out = Array(p.temp(k.nbytes), k.dtype, (k.size,), dev)
+        record_sort(p, k, keys_out, None, i, index_values=True, descending=descending)
+
+    run_recorded(dev, (*sort_key(dev, k, descending), "argsort"), (k, idx), record, "argsort", keep=kept)
+    return idx, None
+
+
+def sorted_copy(k: Array, kept: bool = True) -> Array:
+    """The ascending sort of the 1-D Array k (kept=False: see argsort_with_keys)."""
+    out = empty((k.size,), k.dtype, k.device)
+    if k.size:
+        run_recorded(k.device, sort_key(k.device, k, False), (k, out), lambda p, k, o: record_sort(p, k, o),
+                     "radix sort", keep=kept)
+    return out
 
 
 class SortPlan:

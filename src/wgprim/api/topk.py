@@ -15,7 +15,7 @@ from wgprim.ops.common import as_input
 from wgprim.ops.segmented import (SORT_KEY_DTYPES, VALUES_CARRIED, VALUES_POSITION, SegmentSorter, _copy, sort_rows,
                                   tile_size)
 from wgprim.ops.topk import CAP, U32, record_select, select_rows
-from wgprim.program import Program, queued
+from wgprim.program import Program, queued, run_recorded
 
 
 def _check_k(k, n: int) -> int:
@@ -27,18 +27,29 @@ def _check_k(k, n: int) -> int:
 
 
 def _select_1d(keys: Array, k: int, largest: bool, cap: int = CAP) -> tuple[Array, Array]:
-    dev = keys.device
-    p = Program(dev, label="topk select")
-    chosen_keys, chosen_index = record_select(p, keys, k, largest, cap)
+    dev, n = keys.device, keys.size
     values = empty((k,), keys.dtype, dev)
     indices = empty((k,), U32, dev)
-    if k <= tile_size(dev):
-        # Sort the k chosen by (key, index) in one workgroup.
-        P = 1 << max(0, (k - 1).bit_length())
-        SegmentSorter(chosen_keys, largest, VALUES_CARRIED).record_small(
-            p, 1, P, values, chosen_index, indices, length=k)
-        p.run()
+    if n <= tile_size(dev):
+        # One workgroup sorts all of keys by (key, index) and keeps the first k.
+        def record_row(p, keys, values, indices):
+            P = 1 << max(0, (n - 1).bit_length())
+            SegmentSorter(keys, largest, VALUES_POSITION).record_small(p, 1, P, values, None, indices, length=n, keep=k)
+
+        run_recorded(dev, ("topk, one workgroup", largest, k), (keys, values, indices), record_row, "topk")
         return values, indices
+    if k <= tile_size(dev):
+        # The radix select, then the k chosen sorted by (key, index) in one workgroup.
+        def record_chosen(p, keys, values, indices):
+            chosen_keys, chosen_index = record_select(p, keys, k, largest, cap)
+            P = 1 << max(0, (k - 1).bit_length())
+            SegmentSorter(chosen_keys, largest, VALUES_CARRIED).record_small(
+                p, 1, P, values, chosen_index, indices, length=k)
+
+        run_recorded(dev, ("topk select", largest, k, cap), (keys, values, indices), record_chosen, "topk select")
+        return values, indices
+    p = Program(dev, label="topk select")
+    chosen_keys, chosen_index = record_select(p, keys, k, largest, cap)
     p.transient = False  # the chosen pairs live on into the sorts below
     p.run()
     by_index, keys_by_index = sort_pairs(chosen_index, chosen_keys)  # lower index first among ties

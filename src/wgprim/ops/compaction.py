@@ -40,10 +40,17 @@ def single_pass_default(n: int) -> bool:
     return n <= SINGLE_PASS_UP_TO
 
 
-def compact_program(x: Array | None, mask: Array, *, spin_budget: int = SPIN_BUDGET,
-                    fault: Fault | None = None, stats=None, per_lane: int = COMPACT_PER_LANE):
-    """Record the compaction of x (None: the indices) by mask. Returns (program, output
-    per chunk, Array of the kept count per chunk)."""
+def parts(device, n: int) -> list:
+    """The binding-sized chunks of a compaction of n elements: one output Array and one
+    kept count each (record_compact)."""
+    return chunks(n, 4, TILE, device)
+
+
+def record_compact(program: Program, x: Array | None, mask: Array, outs: list, totals: Array, *,
+                   spin_budget: int = SPIN_BUDGET, fault: Fault | None = None, stats=None,
+                   per_lane: int = COMPACT_PER_LANE) -> None:
+    """Add the compaction of x (None: the indices) by mask: chunk i of parts() into
+    outs[i] (room for every element of the chunk), its kept count into totals[i]."""
     dev = mask.device
     dt = U32 if x is None else x.dtype
     kind = "indices" if x is None else "values"
@@ -59,24 +66,19 @@ def compact_program(x: Array | None, mask: Array, *, spin_budget: int = SPIN_BUD
     pipe = get_pipeline(dev, ("select", "select_emit_words", window_fragment(subgroups), "chained_lookback",
                               "compact_chained"),
                         preamble, f"compact_chained_{kind}", consts)
-    program = Program(dev, label="compact single-pass")
-    parts = chunks(mask.size, 4, TILE, dev)
-    groups = [-(-c.count // TILE) for c in parts]
-    totals = empty((len(parts),), U32, dev)
+    chunked = parts(dev, mask.size)
+    groups = [-(-c.count // TILE) for c in chunked]
     states = program.temp(16 * sum(groups))
     stats = program.temp(16) if stats is None else stats
     reset_states(program, states, sum(groups))
-    outs, base = [], 0
-    for slot, (c, g) in enumerate(zip(parts, groups)):
-        out = empty((c.count,), dt, dev)
-        outs.append(out)
+    base = 0
+    for slot, (c, g, out) in enumerate(zip(chunked, groups, outs)):
         bind = {0: program.params(c.count, g, c.start, slot), 1: c.view(mask), 8: c.view(mask), 5: out.buffer,
                 10: program.params(base, 0, 0, slot), 11: states, 12: totals.buffer, 13: stats}
         if x is not None:
             bind[4] = c.view(x)
         program.dispatch(f"compact single-pass {kind}", pipe, bind, g)
         base += g
-    return program, outs, totals
 
 
 def compact_single_pass(x, mask, **options):
@@ -86,7 +88,10 @@ def compact_single_pass(x, mask, **options):
     arr = None if x is None else as_input(x).ravel()
     dt = U32 if arr is None else arr.dtype
     counters = zeros((4,), U32, m.device)
-    program, outs, totals = compact_program(arr, m, stats=counters.buffer, **options)
+    outs = [empty((c.count,), dt, m.device) for c in parts(m.device, m.size)]
+    totals = empty((len(outs),), U32, m.device)
+    program = Program(m.device, label="compact single-pass")
+    record_compact(program, arr, m, outs, totals, stats=counters.buffer, **options)
     program.run()
     c = counters.numpy()
     return _gather_outputs(outs, totals.numpy(), dt), {"fallbacks": int(c[0]), "rounds": int(c[1]),

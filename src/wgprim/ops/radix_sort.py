@@ -19,9 +19,9 @@ and back by the last one.
 
 Passes whose digit is equal in every key change nothing and can be skipped. Knowing
 which ones needs the keys: `probe()` runs one read-only dispatch (OR and AND of all
-transformed keys) and reads 8 bytes back, which costs one sync with the GPU; the
-one-shot sorts (record_one_shot, for api/sort.py and argsort_with_keys) do it for inputs of
-more than one tile.
+transformed keys) and reads 8 bytes back, which costs one sync with the GPU; only
+SortPlan(skip_digits=True) and the segmented sort of long segments ask for it (a one-shot
+sort runs every pass: ops/sorting.py says why).
 """
 from __future__ import annotations
 
@@ -595,23 +595,10 @@ def radix_sorter(device: Device, dtype, descending: bool) -> RadixSorter:
     return lookup(device, key, lambda: RadixSorter(device, dtype, descending))
 
 
-def record_one_shot(program: Program, sorter: RadixSorter, keys: Array, keys_out: Array, vals_in=None,
-                    vals_out=None, index_values: bool = False) -> None:
-    """A one-shot radix sort into `program`, the passes chosen by a probe of the keys (for a
-    single tile every pass is one small dispatch chain: not worth a sync). The probe makes
-    the multi-pass sort's first count in the same read of the keys (at 2^26 keys on an H200
-    the probe alone took 0.088 ms, a count 0.15)."""
-    temps = {k: program.temp(v) for k, v in sorter.temp_bytes(keys.size, vals_out is not None).items() if v}
-    digits, counted = ALL_DIGITS, False
-    if keys.size > sorter.tile:
-        digits, counted = sorter.probe_counting(keys, temps.get("counts"))
-    sorter.record(program, keys, keys_out, vals_in, vals_out, index_values=index_values, digits=digits,
-                  temps=temps, first_counted=counted)
-
-
-def argsort_with_keys(k: Array, descending: bool = False, keep_keys: bool = False) -> tuple[Array, Array | None]:
-    """(indices, sorted keys or None) of the 1-D Array k: the keys come out of the same
-    passes (the sort moves them along with the indices), kept when asked for."""
+def radix_argsort(k: Array, descending: bool = False, keep_keys: bool = False) -> tuple[Array, Array | None]:
+    """(indices, sorted keys or None) of the 1-D Array k by every radix pass (the segmented
+    sort's long segments; api/sort.argsort_with_keys is the one-shot argsort, small inputs in
+    one workgroup): the keys come out of the same passes, kept when asked for."""
     idx = empty((k.size,), U32, k.device)
     if k.size == 0:
         return idx, (empty((0,), k.dtype, k.device) if keep_keys else None)
@@ -619,6 +606,6 @@ def argsort_with_keys(k: Array, descending: bool = False, keep_keys: bool = Fals
     program = Program(k.device, label="argsort")
     keys_out = empty((k.size,), k.dtype, k.device) if keep_keys else \
         Array(program.temp(4 * k.size), k.dtype, (k.size,), k.device)
-    record_one_shot(program, sorter, k, keys_out, None, idx, index_values=True)
+    sorter.record(program, k, keys_out, None, idx, index_values=True)
     program.run()
     return idx, (keys_out if keep_keys else None)

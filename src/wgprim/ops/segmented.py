@@ -29,7 +29,7 @@ import numpy as np
 
 from wgprim.array import Array, asarray, empty
 from wgprim.ops.axis import _check_binding
-from wgprim.ops.radix_sort import ALL_DIGITS, DESCENDING, KIND, argsort_with_keys, radix_sorter
+from wgprim.ops.radix_sort import ALL_DIGITS, DESCENDING, KIND, radix_argsort, radix_sorter
 from wgprim.program import Program, get_pipeline
 
 WG = 256
@@ -116,7 +116,7 @@ class SegmentSorter:
             end = int(starts[-1]) + int(lengths[-1])
         if not radix.fits_segments(end, tiles):
             return False
-        digits = radix.probe(keys) if keys.size > radix.tile else ALL_DIGITS
+        digits = ALL_DIGITS  # every pass: a probe would read back in the middle of the call
         table = None
         if not length:
             table = _upload_u32(dev, radix.segment_table(starts, lengths).ravel())
@@ -133,7 +133,7 @@ class SegmentSorter:
         """Sort the segments of `region` (offsets relative to it, or rows of `length`)
         through two stable radix argsorts."""
         dev, n = self.device, region.size
-        perm = argsort_with_keys(region, self.descending)[0]
+        perm = radix_argsort(region, self.descending)[0]
         seg_ids = empty((n,), U32, dev)
         uniform = rel_offsets is None
         offs = _upload_u32(dev, np.zeros(4, np.uint32) if uniform else rel_offsets)
@@ -144,7 +144,7 @@ class SegmentSorter:
             0: program.params(slots, length, int(uniform), 0, 0, 0, groups, n, 1),
             1: perm.buffer, 3: offs.buffer, 6: seg_ids.buffer}, groups)
         program.run()
-        order = argsort_with_keys(seg_ids)[0]
+        order = radix_argsort(seg_ids)[0]
         program = Program(dev, label="segment gather")
         dummy = program.temp(16)
         program.dispatch("segment gather", _pipe(dev, "gather_sorted"), {

@@ -108,18 +108,17 @@ class CompactRecorder:
         kernel = ("select", emit_fragment(self.device, n))
         return get_pipeline(self.device, kernel, self.preamble, entry, self.consts)
 
-    def record(self, program: Program, x: Array | None, mask: Array) -> tuple[list[Array], Array]:
-        """Add the compaction of x (None: indices) by mask. Returns (one output Array per
-        binding-sized chunk, sized for every element kept; totals: the kept count of
-        each chunk, readable once the program has run)."""
+    def parts(self, n: int) -> list:
+        """The binding-sized chunks of a compaction of n elements: one output Array and one
+        kept count each (record)."""
+        return chunks(n, 4, self.block, self.device)
+
+    def record(self, program: Program, x: Array | None, mask: Array, outs: list, totals: Array) -> None:
+        """Add the compaction of x (None: indices) by mask: chunk i of parts() into outs[i]
+        (room for every element of the chunk), its kept count into totals[i]."""
         dev, n = self.device, mask.size
-        parts = chunks(n, 4, self.block, dev)
-        totals = empty((len(parts),), U32, dev)
         program.clear(totals.buffer)  # the append counters start at 0
-        outs = []
-        for slot, c in enumerate(parts):
-            out = empty((c.count,), self.dt, dev)
-            outs.append(out)
+        for slot, (c, out) in enumerate(zip(self.parts(n), outs)):
             groups = -(-c.count // self.block)
             bind = {1: c.view(mask), 5: out.buffer}
             if x is not None:
@@ -138,7 +137,6 @@ class CompactRecorder:
                 bind.update({0: program.params(c.count, groups, c.start, slot), 6: totals.buffer})
                 program.dispatch(f"compact append {self.kind}", self._pipeline(f"select_append_{self.kind}", n),
                                  bind, groups)
-        return outs, totals
 
 
 def compact_recorder(device, dt: np.dtype | None, ordered: bool) -> CompactRecorder:

@@ -1,0 +1,92 @@
+"""Repeated one-shot calls: once a call of a shape has run, the same call again makes no GPU
+object — no buffer, bind group, pipeline or shader module — for every entry of the registry
+(every primitive the README lists) and its every dtype; and plans make none either."""
+import collections
+import contextlib
+
+import numpy as np
+import pytest
+
+import wgprim
+from wgprim import registry
+
+CREATORS = ("create_buffer", "create_bind_group", "create_compute_pipeline", "create_shader_module")
+
+
+@contextlib.contextmanager
+def counting(device):
+    """Counts of the GPU objects made on `device` inside the block, by kind."""
+    counts = collections.Counter()
+    gpu = device.device
+    saved = {name: getattr(gpu, name) for name in CREATORS}
+
+    def counted(name, make):
+        def make_counted(*args, **kwargs):
+            counts[name] += 1
+            return make(*args, **kwargs)
+        return make_counted
+
+    for name, make in saved.items():
+        setattr(gpu, name, counted(name, make))
+    try:
+        yield counts
+    finally:
+        for name, make in saved.items():
+            setattr(gpu, name, make)
+
+
+CASES = [pytest.param(p, dt, id=f"{p.name}-{dt}") for p in registry.entries("demo") for dt in p.dtypes]
+
+
+@pytest.mark.parametrize("n", [1000, 70_001])
+@pytest.mark.parametrize("entry, dtype", CASES)
+def test_a_repeated_call_makes_no_gpu_object(device, entry, dtype, n, rng):
+    if entry.missing() or not entry.min_n <= n <= entry.max_n:
+        pytest.skip(entry.missing() or "size out of the entry's range")
+    if np.dtype(dtype) == np.float16 and not device.has_f16:
+        pytest.skip("no shader-f16")
+    inputs = tuple(wgprim.asarray(a) for a in entry.make(rng, n, np.dtype(dtype)))
+    for _ in range(3):  # the first calls make what the shape needs (and the pool fills)
+        entry.call(wgprim, *inputs)
+    with counting(device) as made:
+        for _ in range(3):
+            result = entry.call(wgprim, *inputs)
+            del result
+    assert dict(made) == {}, f"{entry.name}: {dict(made)}"
+
+
+def test_a_scalar_read_makes_no_gpu_object(device, rng):
+    x = wgprim.asarray(rng.random(5000).astype(np.float32))
+    wgprim.sum(x).item()
+    x.numpy()  # the first read of each size takes a staging buffer from the pool
+    with counting(device) as made:
+        for _ in range(5):
+            wgprim.sum(x).item()
+            x.numpy()
+    assert dict(made) == {}
+
+
+def test_plans_make_no_gpu_object_once_built(device, rng):
+    x = wgprim.asarray(rng.random(70_000).astype(np.float32))
+    keys = wgprim.asarray(rng.integers(0, 2**32, 70_000, dtype=np.uint64).astype(np.uint32))
+    plans = [(wgprim.ReducePlan(x.size, np.float32), x), (wgprim.ScanPlan(x.size, np.float32), x),
+             (wgprim.SortPlan(keys.size, np.uint32), keys)]
+    for plan, arg in plans:
+        plan(arg)
+    with counting(device) as made:
+        for _ in range(3):
+            for plan, arg in plans:
+                plan(arg)
+    assert dict(made) == {}
+
+
+def test_a_call_in_a_batch_makes_no_gpu_object_on_repeat(device, rng):
+    x = wgprim.asarray(rng.random(5000).astype(np.float32))
+    for _ in range(4):  # two results of each are alive at a time: more than one warm-up call
+        with wgprim.batch():
+            a, b = wgprim.min(x), wgprim.cumsum(x)
+    with counting(device) as made:
+        with wgprim.batch():
+            a, b = wgprim.min(x), wgprim.cumsum(x)
+    assert dict(made) == {}
+    assert a.item() == x.numpy().min()
