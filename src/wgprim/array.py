@@ -16,14 +16,21 @@ import numpy as np
 
 from wgprim import transfer
 from wgprim.device import Device, check_current, get_device
+from wgprim.memory import pool_of
 
 SUPPORTED_DTYPES = (np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.bool_))
 SUPPORTED_NAMES = "uint32, int32, float32, float16 (where the device has shader-f16) and bool (masks)"
 
-def _usage():
-    import wgpu
+_STORAGE_USAGE = None
 
-    return wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+
+def _usage() -> int:
+    global _STORAGE_USAGE
+    if _STORAGE_USAGE is None:
+        import wgpu
+
+        _STORAGE_USAGE = int(wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST)
+    return _STORAGE_USAGE
 
 
 def buffer_size_for(nbytes: int) -> int:
@@ -38,7 +45,9 @@ def _opposite_byte_order(dt: np.dtype) -> bool:
 
 def check_dtype(dtype, device: Device | None = None, allowed=None) -> np.dtype:
     """Return `dtype` as a numpy dtype if wgprim (and this call) supports it, else TypeError."""
-    dt = np.dtype(dtype)
+    dt = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
+    if allowed is not None and dt in allowed and dt.isnative and dt != np.float16:  # the common case, quickly
+        return dt
     if _opposite_byte_order(dt):
         raise TypeError(
             f"dtype {dt.str} has the opposite byte order of this machine; GPU buffers hold "
@@ -175,18 +184,16 @@ def empty(shape, dtype, device: Device | None = None) -> Array:
     its last user left (a new buffer is zero-filled, a reused one is not: see zeros)."""
     device = device or get_device()
     dt = check_dtype(dtype, device)
-    shape = (shape,) if np.isscalar(shape) else tuple(shape)
+    shape = (shape,) if isinstance(shape, (int, np.integer)) or np.isscalar(shape) else tuple(shape)
     if not all(isinstance(s, (int, np.integer)) and s >= 0 for s in shape):
         raise ValueError(f"shape must be non-negative integers, got {shape}")
     check_current(device, "the device asked for")
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+    nbytes = math.prod(shape) * dt.itemsize
     # The buffer is rounded up to 16 bytes: that size must fit too.
     if buffer_size_for(nbytes) > device.max_buffer_bytes:
         raise ValueError(
             f"{nbytes} bytes exceed this device's largest buffer ({device.max_buffer_bytes} bytes)"
         )
-    from wgprim.memory import pool_of
-
     block = pool_of(device).block(buffer_size_for(nbytes), _usage())
     return Array(block.buffer, dt, shape, device, block)
 

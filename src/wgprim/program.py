@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import types
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -108,26 +109,39 @@ RECORDINGS = 256
 RECORDING_BYTES = 1 << 30
 
 
-_settings_names: tuple = (0, ())  # (len(sys.modules) when made, ((module, name), ...))
+class _WatchedModule(types.ModuleType):
+    """The type given to wgprim.ops' modules: setting any of their attributes (a tile shape,
+    a method switch, the spin budget a test sets to 0) counts as a change of settings."""
+
+    def __setattr__(self, name, value):
+        global _settings_changes
+        _settings_changes += 1
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name):
+        global _settings_changes
+        _settings_changes += 1
+        super().__delattr__(name)
+
+
+_settings_changes = 0
+_watched_modules = 0  # len(sys.modules) when the ops modules were last made watched
 
 
 def settings() -> tuple:
-    """The values of every setting of wgprim.ops' modules (their upper-case module constants
-    of plain values: tile shapes, method switches, the spin budgets tests set to 0) and of
-    the device choices read from the environment: a kept recording is for these values
-    only, so a test or a measurement that changes one gets new recordings."""
-    global _settings_names
+    """What a kept recording also depends on: how many times a setting of wgprim.ops'
+    modules has changed (each assignment to a module attribute counts), and the device
+    choice read from the environment. A test or a measurement that changes a setting gets
+    new recordings."""
+    global _watched_modules
     import sys
 
-    if _settings_names[0] != len(sys.modules):
-        names = []
+    if _watched_modules != len(sys.modules):
         for name, module in list(sys.modules.items()):
-            if name.startswith("wgprim.ops.") and module is not None:
-                space = vars(module)
-                names += [(space, k) for k, v in space.items()
-                          if k.isupper() and isinstance(v, (bool, int, float, str, type(None)))]
-        _settings_names = (len(sys.modules), tuple(names))
-    return (os.environ.get("WGPRIM_NO_SUBGROUPS"), *[space[k] for space, k in _settings_names[1]])
+            if name.startswith("wgprim.ops.") and type(module) is types.ModuleType:
+                module.__class__ = _WatchedModule
+        _watched_modules = len(sys.modules)
+    return _settings_changes, os.environ.get("WGPRIM_NO_SUBGROUPS")
 
 
 def recorded(device: Device, key: tuple, arrays: tuple, record, label: str = "") -> "Program":

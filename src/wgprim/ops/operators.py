@@ -160,8 +160,20 @@ def _float_helpers(dt: np.dtype) -> str:
     return order_key.preamble(dt) + FLOAT_HELPERS
 
 
+_RESOLVED: dict = {}  # (name, dtype, for_scan) -> what resolve returns, for built-in names
+
+
 def resolve(op, dt: np.dtype, for_scan: bool = False) -> tuple[str, object]:
     """Check that `op` applies to dtype `dt`; return (name, Monoid or arg-op marker)."""
+    if isinstance(op, str):
+        found = _RESOLVED.get((op, dt, for_scan))
+        if found is None:
+            found = _RESOLVED[(op, dt, for_scan)] = _resolve(op, dt, for_scan)
+        return found
+    return _resolve(op, dt, for_scan)
+
+
+def _resolve(op, dt: np.dtype, for_scan: bool) -> tuple[str, object]:
     if isinstance(op, Monoid):
         if dt not in NUMERIC:
             raise TypeError(f"custom operators take uint32, int32, float32 or float16 arrays, not {dt}")
