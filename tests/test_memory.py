@@ -187,3 +187,49 @@ def test_every_primitive_is_right_when_the_pool_hands_out_garbage(tmp_path):
     done = subprocess.run([sys.executable, "-m", "wgprim", "demo", "-n", "3000"], env=env,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0 and "ok" in done.stdout.splitlines()[-1], done.stdout + done.stderr
+
+
+GC_INSIDE_LOCKS = """
+import gc
+import threading
+import numpy as np
+import wgprim
+from wgprim import program
+
+
+class CollectingLock:
+    # Collects garbage right after taking the lock: finalizers then run inside the critical
+    # section, as they may at any allocation there.
+    def __init__(self):
+        self.lock = threading.Lock()
+
+    def __enter__(self):
+        self.lock.acquire()
+        gc.collect()
+        return self
+
+    def __exit__(self, *exc):
+        self.lock.release()
+
+
+x = wgprim.asarray(np.arange(5000, dtype=np.uint32))
+wgprim.memory_pool()._lock = CollectingLock()
+program._cache_lock = CollectingLock()
+program._lookup_lock = CollectingLock()
+for i in range(20):
+    cycle = [wgprim.cumsum(x), wgprim.sort(x), wgprim.compact(x, x.numpy() % 3 == 0)]
+    cycle.append(cycle)  # garbage that only a collection frees
+    del cycle
+assert wgprim.sum(x).item() == int(np.arange(5000).sum())
+print("ok")
+"""
+
+
+def test_arrays_collected_inside_the_pools_critical_sections_do_not_deadlock(tmp_path):
+    import subprocess
+    import sys
+
+    script = tmp_path / "gc_inside_locks.py"
+    script.write_text(GC_INSIDE_LOCKS)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stdout + done.stderr

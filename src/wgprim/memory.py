@@ -28,7 +28,7 @@ from __future__ import annotations
 import heapq
 import os
 import threading
-from collections import Counter, OrderedDict
+from collections import Counter, OrderedDict, deque
 
 from wgprim.errors import explain_gpu_error
 
@@ -59,10 +59,9 @@ class Block:
     def __del__(self):
         pool, self._pool = self._pool, None
         if pool is not None:
-            try:
-                pool.give_back(self.buffer)
-            except Exception:  # interpreter shutdown
-                pass
+            # Only noted here: a finalizer may run inside any allocation, the pool's own
+            # critical sections included; the pool takes it back at its next operation.
+            pool.returned.append(self.buffer)
 
 
 class MemoryPool:
@@ -85,11 +84,16 @@ class MemoryPool:
         # must not take its buffer along (the buffer would be finalized with it).
         self._lent: dict[int, object] = {}
         self._lock = threading.Lock()
-        self.free_bytes = 0
+        self._free_bytes = 0
         self.used_bytes = 0  # bytes lent out now
         self.hits = 0
         self.misses = 0
         self.on_destroy = []  # callbacks(buffer) before a buffer is destroyed (caches that bind it)
+        # Buffers of collected Blocks, and pins of collected Programs, noted by their
+        # finalizers (which must take no lock: they may run while one is held) and settled
+        # at the start of the next operation.
+        self.returned: deque = deque()
+        self.unpins: deque = deque()
 
     # -- lending -----------------------------------------------------------------------
     def take(self, nbytes: int, usage) -> object:
@@ -100,12 +104,13 @@ class MemoryPool:
             size = max(16, -(-int(nbytes) // 16) * 16)  # no rounding past the largest buffer
         key = (size, int(usage))
         buffer = None
+        self.settle()
         with self._lock:
             stack = self._free.get(key)
             if stack:
                 _, buffer = heapq.heappop(stack)
                 del self._lru[id(buffer)]
-                self.free_bytes -= size
+                self._free_bytes -= size
                 self.used_bytes += size
                 self.hits += 1
                 self._lent[id(buffer)] = buffer
@@ -145,8 +150,27 @@ class MemoryPool:
                     error = again
             raise explain_gpu_error(error, f"allocating a {asked}-byte ({asked / 2**20:.1f} MiB) buffer") from error
 
+    def settle(self) -> None:
+        """Take back what finalizers noted (collected Blocks, collected Programs' pins)."""
+        while self.unpins:
+            try:
+                buffers = self.unpins.popleft()
+            except IndexError:
+                break
+            self._unpin(buffers)
+        while self.returned:
+            try:
+                buffer = self.returned.popleft()
+            except IndexError:
+                break
+            self._give_back(buffer)
+
     def give_back(self, buffer) -> None:
         """Return a lent buffer (it is reused by later requests of its class)."""
+        self.settle()
+        self._give_back(buffer)
+
+    def _give_back(self, buffer) -> None:
         with self._lock:
             if self._pins[id(buffer)]:
                 self._held_back[id(buffer)] = buffer
@@ -161,7 +185,7 @@ class MemoryPool:
         self.used_bytes -= size
         heapq.heappush(self._free.setdefault((size, int(buffer.usage)), []), (self._serials[id(buffer)], buffer))
         self._lru[id(buffer)] = buffer
-        self.free_bytes += size
+        self._free_bytes += size
 
     # -- pins: buffers bound by recorded, unsubmitted work ------------------------------
     def pin(self, buffers) -> None:
@@ -170,6 +194,10 @@ class MemoryPool:
                 self._pins[id(b)] += 1
 
     def unpin(self, buffers) -> None:
+        self.settle()
+        self._unpin(buffers)
+
+    def _unpin(self, buffers) -> None:
         with self._lock:
             for b in buffers:
                 key = id(b)
@@ -181,6 +209,12 @@ class MemoryPool:
                         self._return(held)
             doomed = self._trim(self.limit)
         self._destroy(doomed)
+
+    @property
+    def free_bytes(self) -> int:
+        """Bytes of free blocks kept (after what finalizers noted is taken back)."""
+        self.settle()
+        return self._free_bytes
 
     def pinned(self, buffer) -> bool:
         """True while unsubmitted work (an open batch) binds `buffer`."""
@@ -196,18 +230,19 @@ class MemoryPool:
 
     def free_all_blocks(self) -> None:
         """Destroy every free block (buffers lent out are not touched)."""
+        self.settle()
         with self._lock:
             doomed = self._trim(0)
         self._destroy(doomed)
 
     def _trim(self, limit: int) -> list:
         doomed = []
-        while self.free_bytes > limit and self._lru:
+        while self._free_bytes > limit and self._lru:
             _, buffer = self._lru.popitem(last=False)
             stack = self._free[(buffer.size, int(buffer.usage))]
             stack.remove((self._serials.pop(id(buffer)), buffer))
             heapq.heapify(stack)
-            self.free_bytes -= buffer.size
+            self._free_bytes -= buffer.size
             doomed.append(buffer)
         return doomed
 
@@ -220,13 +255,15 @@ class MemoryPool:
 
     def free_buffers(self) -> list:
         """The free buffers (tests)."""
+        self.settle()
         with self._lock:
             return [b for stack in self._free.values() for _, b in stack]
 
     def stats(self) -> dict:
         """Bytes lent out and kept free, the limit, and how many requests found a free block."""
+        self.settle()
         with self._lock:
-            return {"used_bytes": self.used_bytes, "free_bytes": self.free_bytes, "limit_bytes": self.limit,
+            return {"used_bytes": self.used_bytes, "free_bytes": self._free_bytes, "limit_bytes": self.limit,
                     "free_blocks": len(self._lru), "hits": self.hits, "misses": self.misses}
 
 

@@ -447,8 +447,8 @@ class Program:
         self.pool = pool(self.device)
 
     def __del__(self):
-        if self.pinned:  # recorded, never submitted (an error while recording)
-            self.unpin()
+        if self.pinned:  # recorded, never submitted (an error while recording): noted, no lock taken
+            self.pool.unpins.append(self.pinned)
 
     def _uses(self, *buffers) -> None:
         if self.externals:
