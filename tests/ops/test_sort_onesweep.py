@@ -118,11 +118,17 @@ def test_onesweep_steps_and_skipped_digits():
     x = np.random.default_rng(1).integers(0, 1000, 50_000).astype(np.uint32)  # two digits vary
     sorter = _radix(get_device(), np.dtype(np.uint32), False)
     assert sorter.uses_onesweep(x.size)
-    with profile() as times:
+    with profile() as times:  # a one-shot sort probes nothing: every digit's pass
         np.testing.assert_array_equal(sort(x).numpy(), np.sort(x))
     if times:
+        labels = [t.label for t in times if t.label.startswith("radix")]
+        # clear + histogram, bins, one pass per digit
+        assert labels == ["radix count", "radix count", "radix scan"] + ["radix scatter"] * 4
+    plan = SortPlan(x.size, np.uint32, skip_digits=True)
+    with profile() as times:  # the plan that asks for the probe: one pass per varying digit
+        np.testing.assert_array_equal(plan(x).numpy(), np.sort(x))
+    if times:
         labels = [t.label for t in times if t.label.startswith("radix") and t.label != "radix probe"]
-        # clear + histogram, bins, one pass per varying digit
         assert labels == ["radix count", "radix count", "radix scan", "radix scatter", "radix scatter"]
 
 

@@ -76,7 +76,8 @@ def capture(call):
 
 
 def labels_of(programs) -> list[str]:
-    return [step.label for p in programs for step in p.steps]
+    """The labels of the programs' dispatches (copies and clears are not timed steps)."""
+    return [step.label for p in programs for step in p.steps if hasattr(step, "label")]
 
 
 def profiled_labels(call) -> list[str]:
