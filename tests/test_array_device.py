@@ -55,9 +55,21 @@ def test_bad_shapes():
 
 
 def test_unsupported_dtypes_name_the_supported_ones():
-    for bad in (np.float64, np.int64, np.uint8, np.complex64):
+    for bad in (np.uint8, np.int16, np.complex64, np.float128 if hasattr(np, "float128") else np.complex128):
         with pytest.raises(TypeError, match="uint32, int32, float32"):
             wgprim.asarray(np.zeros(3, bad))
+
+
+@pytest.mark.parametrize("dt", [np.uint64, np.int64, np.float64])
+def test_arrays_hold_64_bit_dtypes_bit_for_bit(rng, dt):
+    info = np.iinfo(dt) if np.dtype(dt).kind in "iu" else None
+    for n in (0, 1, 3, 17):
+        host = rng.integers(0, 2**63, n, dtype=np.uint64).view(dt) if info is None else \
+            rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+        if info is None and n:
+            host[0] = -0.0
+        back = wgprim.asarray(host).numpy()
+        assert back.dtype == np.dtype(dt) and np.array_equal(back.view(np.uint64), host.view(np.uint64))
 
 
 def test_array_too_large_for_the_device(device):

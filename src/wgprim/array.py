@@ -1,7 +1,9 @@
 """Array: a typed GPU buffer (dtype, shape) that results live in until `.numpy()`.
 
 Storage layout: u32, i32, f32 and f16 are stored as themselves; bool is stored one byte
-per element (exactly numpy's layout) and read by kernels as packed u32 words. Every
+per element (exactly numpy's layout) and read by kernels as packed u32 words; uint64,
+int64 and float64, which WGSL has no types for, are stored as numpy stores them (8
+little-endian bytes) and read by kernels as vec2<u32> (low word, high word). Every
 buffer is allocated with its size rounded up to 16 bytes so kernels may read whole vec4s.
 
 Buffers come from the device's memory pool (wgprim/memory.py) and go back to it when the
@@ -18,8 +20,11 @@ from wgprim import transfer
 from wgprim.device import Device, check_current, get_device
 from wgprim.memory import pool_of
 
-SUPPORTED_DTYPES = (np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.bool_))
-SUPPORTED_NAMES = "uint32, int32, float32, float16 (where the device has shader-f16) and bool (masks)"
+SUPPORTED_DTYPES = tuple(np.dtype(t) for t in (np.uint32, np.int32, np.float32, np.float16, np.bool_,
+                                               np.uint64, np.int64, np.float64))
+SUPPORTED_NAMES = ("uint32, int32, float32, float16 (where the device has shader-f16), bool (masks), "
+                   "uint64, int64 and float64")
+WIDE_DTYPES = tuple(np.dtype(t) for t in (np.uint64, np.int64, np.float64))
 
 _STORAGE_USAGE = None
 
@@ -57,8 +62,9 @@ def check_dtype(dtype, device: Device | None = None, allowed=None) -> np.dtype:
     if dt not in allowed:
         names = ", ".join(str(a) for a in allowed) if allowed != SUPPORTED_DTYPES else SUPPORTED_NAMES
         hint = ""
-        if dt.kind in "iuf" and dt.itemsize == 8:
-            hint = f" (convert on the host, e.g. x.astype(np.{'float32' if dt.kind == 'f' else 'int32'}))"
+        if dt in WIDE_DTYPES:
+            hint = (f" (WGSL has no 64-bit types, and this function has no {dt} form; convert on the host, "
+                    f"e.g. x.astype(np.{'float32' if dt.kind == 'f' else dt.name.replace('64', '32')}))")
         raise TypeError(f"dtype {dt} is not supported here; supported: {names}{hint}")
     if dt == np.float16 and not (device or get_device()).has_f16:
         raise TypeError("float16 needs the 'shader-f16' feature, which this adapter does not offer")

@@ -11,6 +11,10 @@
 //        every NaN, whatever its sign and payload, takes the key of the quiet NaN
 //        0x7fc00000, above +inf: NaNs are equal to each other and sort last
 //   f16  the key of its f32 value (exact: f16 denormals are normal f32 numbers)
+//   u64, i64, f64: the same rules on 64 bits. WGSL has no 64-bit type, so a 64-bit value
+//        is a vec2<u32> (x the low word, y the high word: numpy's little-endian layout)
+//        and so is its key, compared as (y, x); every f64 NaN takes the key of the quiet
+//        NaN 0x7ff8000000000000, and -0.0 the key of +0.0
 // from_order_key_* inverts a key: zeros come back as +0.0, NaNs as 0x7fc00000. Whether a
 // NaN also *wins* a min or a max is the caller's rule (ops/order_key.py: key_for_min/max).
 
@@ -42,4 +46,40 @@ fn order_key_f32_nan_apart(bits: u32) -> u32 {
 
 fn from_order_key_f32(key: u32) -> u32 {
   return select(~key, key ^ 0x80000000u, (key >> 31u) == 1u);
+}
+
+// -- 64-bit values and keys: vec2<u32>(low word, high word) ------------------------------
+
+fn f64_bits_is_nan(bits: vec2<u32>) -> bool {
+  let hi = bits.y & 0x7fffffffu;
+  return hi > 0x7ff00000u || (hi == 0x7ff00000u && bits.x != 0u);
+}
+
+fn order_key_i64(bits: vec2<u32>) -> vec2<u32> {
+  return vec2<u32>(bits.x, bits.y ^ 0x80000000u);
+}
+
+fn from_order_key_i64(key: vec2<u32>) -> vec2<u32> {
+  return vec2<u32>(key.x, key.y ^ 0x80000000u);
+}
+
+fn order_key_f64(bits: vec2<u32>) -> vec2<u32> {
+  // every NaN -> the quiet NaN
+  return order_key_f64_nan_apart(select(bits, vec2<u32>(0u, 0x7ff80000u), f64_bits_is_nan(bits)));
+}
+
+// As order_key_f32_nan_apart: -0.0 -> +0.0, a NaN's payload kept beyond the infinities.
+fn order_key_f64_nan_apart(bits: vec2<u32>) -> vec2<u32> {
+  let zero = bits.y == 0x80000000u && bits.x == 0u;
+  let b = select(bits, vec2<u32>(0u, 0u), zero);
+  return select(vec2<u32>(b.x, b.y | 0x80000000u), ~b, (b.y >> 31u) == 1u);
+}
+
+fn from_order_key_f64(key: vec2<u32>) -> vec2<u32> {
+  return select(~key, vec2<u32>(key.x, key.y ^ 0x80000000u), (key.y >> 31u) == 1u);
+}
+
+// a < b for 64-bit keys (unsigned, high word first)
+fn key64_less(a: vec2<u32>, b: vec2<u32>) -> bool {
+  return a.y < b.y || (a.y == b.y && a.x < b.x);
 }

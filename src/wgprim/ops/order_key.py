@@ -1,9 +1,12 @@
-"""Order keys: values -> u32 whose unsigned order is numpy's order of the values.
+"""Order keys: values -> unsigned keys whose order is numpy's order of the values.
 
 The rules live once, in kernels/order_key.wgsl (read its header): integers keep their
-order, -0.0 and +0.0 share one key, every NaN shares one key above +inf. `preamble(dt)`
-puts that file in front of a kernel with the typed names kernels use; `host_keys` is the
-same transform in numpy (for host-side decisions and for tests).
+order, -0.0 and +0.0 share one key, every NaN shares one key above +inf. 32-bit (and
+16-bit) values have u32 keys; 64-bit values (uint64, int64, float64), which WGSL has no
+type for, are vec2<u32> (low word, high word) and so are their keys. `preamble(dt)` puts
+that file in front of a kernel with the typed names kernels use (`alias OrderKey`, u32 or
+vec2<u32>); `host_keys` is the same transform in numpy (for host-side decisions and for
+tests), giving uint32 or uint64 keys.
 
 A NaN-propagating min or max (numpy's min, max, argmin, argmax) additionally lets NaN
 win: `key_for_min(x)` is 0 for a NaN, `key_for_max(x)` all ones; both decode (from_key)
@@ -16,6 +19,8 @@ import numpy as np
 from wgprim.program import kernel_source
 
 U32, I32, F32, F16 = (np.dtype(t) for t in (np.uint32, np.int32, np.float32, np.float16))
+U64, I64, F64 = (np.dtype(t) for t in (np.uint64, np.int64, np.float64))
+WIDE = (U64, I64, F64)  # 64-bit dtypes: vec2<u32> values and keys in kernels
 
 # Typed names over the bit-level transforms: key(x: T) -> u32, from_key(k) -> T, is_nan(x: T).
 _TYPED = {
@@ -36,7 +41,25 @@ _TYPED = {
          "fn key_nan_apart(x: T) -> u32 { return order_key_f32_nan_apart(bitcast<u32>(f32(x))); }\n"
          "fn from_key(k: u32) -> T { return f16(bitcast<f32>(from_order_key_f32(k))); }\n"
          "fn is_nan(x: T) -> bool { return f32_bits_is_nan(bitcast<u32>(f32(x))); }\n",
+    # 64-bit: T is vec2<u32> (the words of the value), and so is the key.
+    U64: "fn key(x: T) -> OrderKey { return x; }\n"
+         "fn key_nan_apart(x: T) -> OrderKey { return x; }\n"
+         "fn from_key(k: OrderKey) -> T { return k; }\n"
+         "fn is_nan(x: T) -> bool { return false; }\n",
+    I64: "fn key(x: T) -> OrderKey { return order_key_i64(x); }\n"
+         "fn key_nan_apart(x: T) -> OrderKey { return key(x); }\n"
+         "fn from_key(k: OrderKey) -> T { return from_order_key_i64(k); }\n"
+         "fn is_nan(x: T) -> bool { return false; }\n",
+    F64: "fn key(x: T) -> OrderKey { return order_key_f64(x); }\n"
+         "fn key_nan_apart(x: T) -> OrderKey { return order_key_f64_nan_apart(x); }\n"
+         "fn from_key(k: OrderKey) -> T { return from_order_key_f64(k); }\n"
+         "fn is_nan(x: T) -> bool { return f64_bits_is_nan(x); }\n",
 }
+
+_WINNERS64 = (
+    "fn key_for_min(x: T) -> OrderKey { return select(key(x), vec2<u32>(0u, 0u), is_nan(x)); }\n"
+    "fn key_for_max(x: T) -> OrderKey { return select(key(x), vec2<u32>(0xffffffffu, 0xffffffffu), is_nan(x)); }\n"
+)
 
 _WINNERS = (
     "fn key_for_min(x: T) -> u32 { return select(key(x), 0u, is_nan(x)); }\n"
@@ -45,8 +68,9 @@ _WINNERS = (
 
 
 def preamble(dt) -> str:
-    """WGSL (after `alias T`) defining, for elements of dtype `dt`:
-    `key(x: T) -> u32`, `from_key(k: u32) -> T`, `is_nan(x: T) -> bool`,
+    """WGSL (after `alias T`; for a 64-bit dtype T is vec2<u32>) defining, for elements of
+    dtype `dt`: `alias OrderKey` (u32, or vec2<u32> for 64-bit dtypes: compare those with
+    key64_less), `key(x: T) -> OrderKey`, `from_key(k: OrderKey) -> T`, `is_nan(x: T) -> bool`,
     `key_nan_apart(x: T)` (key(x) for every non-NaN x; NaNs beyond both infinities, for
     hot loops that reject NaN themselves),
     `key_for_min(x)` / `key_for_max(x)` (a NaN takes the winning key), and the bit-level
@@ -54,21 +78,31 @@ def preamble(dt) -> str:
     dt = np.dtype(dt)
     if dt not in _TYPED:
         raise TypeError(f"no order key for {dt}")
-    return kernel_source("order_key") + "\n" + _TYPED[dt] + _WINNERS
+    wide = dt in WIDE
+    alias = "alias OrderKey = vec2<u32>;\n" if wide else "alias OrderKey = u32;\n"
+    return kernel_source("order_key") + "\n" + alias + _TYPED[dt] + (_WINNERS64 if wide else _WINNERS)
 
 
 NAN_KEY = 0xFFC00000
+NAN_KEY64 = 0xFFF8000000000000
 
 
 def host_keys(x) -> np.ndarray:
-    """The order keys of `x` (uint32, int32, float32 or float16) as numpy uint32: the
-    numpy twin of `key()` in kernels, same rules (±0 one key, every NaN one key above
-    +inf)."""
+    """The order keys of `x` as numpy uint32 (uint32, int32, float32, float16) or uint64
+    (uint64, int64, float64): the numpy twin of `key()` in kernels, same rules (±0 one
+    key, every NaN one key above +inf)."""
     x = np.asarray(x)
-    if x.dtype == U32:
+    if x.dtype == U32 or x.dtype == U64:
         return x.copy()
     if x.dtype == I32:
         return x.view(np.uint32) ^ np.uint32(0x80000000)
+    if x.dtype == I64:
+        return x.view(np.uint64) ^ np.uint64(1 << 63)
+    if x.dtype == F64:
+        bits = x.view(np.uint64)
+        bits = np.where(bits == np.uint64(1 << 63), np.uint64(0), bits)
+        keys = np.where(bits >> np.uint64(63) == 1, ~bits, bits | np.uint64(1 << 63)).astype(np.uint64)
+        return np.where(np.isnan(x), np.uint64(NAN_KEY64), keys).astype(np.uint64)
     if x.dtype == F16:
         x = x.astype(np.float32)
     if x.dtype != F32:
@@ -81,8 +115,16 @@ def host_keys(x) -> np.ndarray:
 
 def host_values(keys, dt) -> np.ndarray:
     """The inverse of host_keys: values of dtype `dt` (zeros as +0.0, NaNs as 0x7fc00000)."""
-    keys = np.asarray(keys, np.uint32)
     dt = np.dtype(dt)
+    if dt in WIDE:
+        keys = np.asarray(keys, np.uint64)
+        if dt == U64:
+            return keys.copy()
+        if dt == I64:
+            return (keys ^ np.uint64(1 << 63)).view(np.int64)
+        top = np.uint64(1 << 63)
+        return np.where(keys >> np.uint64(63) == 1, keys ^ top, ~keys).astype(np.uint64).view(np.float64)
+    keys = np.asarray(keys, np.uint32)
     if dt == U32:
         return keys.copy()
     if dt == I32:
