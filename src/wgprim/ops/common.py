@@ -67,3 +67,12 @@ def chunks(n: int, itemsize: int, tile: int, device: Device) -> list[Chunk]:
     if per_binding <= 0:
         raise ValueError(f"the storage binding limit ({device.max_binding_bytes} bytes) is smaller than one tile")
     return [Chunk(s, min(per_binding, n - s)) for s in range(0, n, per_binding)]
+
+
+def check_flag(name: str, value) -> bool:
+    """`value` of a True/False option, refused unless it is a bool (numpy's too): a truthy
+    string such as "False" must never switch an option on."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, not {value!r}")
+    return bool(value)
+
