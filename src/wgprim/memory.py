@@ -10,8 +10,12 @@ PyTorch's caching allocator never go back to the driver on a repeated call; neit
 - Sizes are rounded up to one of 8 classes per power of two (at most 12.5% more than asked,
   16 bytes the least step), so nearby lengths share blocks; a request takes a free block of
   its class and usage, or makes one.
-- Free blocks are kept up to a byte limit (`set_limit`, WGPRIM_POOL_MB; by default the
-  device's largest buffer); past it the least recently freed are destroyed.
+- Free blocks are kept up to a byte limit; past it the least recently freed are destroyed.
+  By default the limit follows the program: the device's largest buffer, or the most bytes
+  lent at once so far if that is more (a call's results and temporaries all come back
+  when it is over, and the next call of that shape takes them again: a limit below one
+  call's footprint would destroy and remake a buffer on every call, 37 ms for 1 GiB on an
+  H200). `set_limit` or WGPRIM_POOL_MB fix it instead; `free_all_blocks` empties the cache.
 - Out of memory: every free block is destroyed and the request tried once more.
 - Reuse is safe because all work goes through the device's one queue, in order: a block
   handed out again is written only by work submitted after the work that used it. The one
@@ -69,7 +73,11 @@ class MemoryPool:
 
     def __init__(self, device, limit: int | None = None):
         self.device = device
-        self.limit = default_limit(device) if limit is None else int(limit)
+        fixed = os.environ.get("WGPRIM_POOL_MB") if limit is None else limit
+        # A fixed limit (set_limit, WGPRIM_POOL_MB), or None: the default that follows the peak.
+        self._fixed: int | None = None if fixed is None else default_limit(device) if limit is None else int(limit)
+        self._floor = device.max_buffer_bytes
+        self.peak_bytes = 0  # the most bytes lent at once
         # Free buffers per (size, usage): heaps of (serial, buffer), the oldest buffer taken
         # first. Which buffer a request gets then depends only on which are free, not on the
         # order they were freed in (the garbage collector's): a call whose intermediates come
@@ -112,6 +120,7 @@ class MemoryPool:
                 del self._lru[id(buffer)]
                 self._free_bytes -= size
                 self.used_bytes += size
+                self.peak_bytes = max(self.peak_bytes, self.used_bytes)
                 self.hits += 1
                 self._lent[id(buffer)] = buffer
             else:
@@ -120,6 +129,7 @@ class MemoryPool:
             buffer = self._create(size, usage, nbytes)
             with self._lock:
                 self.used_bytes += size
+                self.peak_bytes = max(self.peak_bytes, self.used_bytes)
                 self._lent[id(buffer)] = buffer
                 self._made += 1
                 self._serials[id(buffer)] = self._made
@@ -221,10 +231,17 @@ class MemoryPool:
         return bool(self._pins.get(id(buffer)))
 
     # -- bounds ------------------------------------------------------------------------
-    def set_limit(self, nbytes: int) -> None:
-        """Keep at most `nbytes` of free blocks (the least recently freed go first)."""
+    @property
+    def limit(self) -> int:
+        """The most bytes of free blocks kept: the fixed limit, or by default the device's
+        largest buffer or the most bytes lent at once so far, whichever is more."""
+        return self._fixed if self._fixed is not None else max(self._floor, self.peak_bytes)
+
+    def set_limit(self, nbytes: int | None) -> None:
+        """Keep at most `nbytes` of free blocks (the least recently freed go first); None
+        goes back to the default, which follows the most bytes lent at once."""
         with self._lock:
-            self.limit = int(nbytes)
+            self._fixed = None if nbytes is None else int(nbytes)
             doomed = self._trim(self.limit)
         self._destroy(doomed)
 
@@ -264,12 +281,12 @@ class MemoryPool:
         self.settle()
         with self._lock:
             return {"used_bytes": self.used_bytes, "free_bytes": self._free_bytes, "limit_bytes": self.limit,
+                    "peak_bytes": self.peak_bytes, "limit_fixed": self._fixed is not None,
                     "free_blocks": len(self._lru), "hits": self.hits, "misses": self.misses}
 
 
 def default_limit(device) -> int:
-    """WGPRIM_POOL_MB, or the device's largest buffer: enough for the results and
-    temporaries of one large call to be reused by the next."""
+    """WGPRIM_POOL_MB, or the device's largest buffer (the least the default limit is)."""
     mib = os.environ.get("WGPRIM_POOL_MB")
     return int(float(mib) * 2**20) if mib else device.max_buffer_bytes
 
