@@ -54,11 +54,15 @@ class Block:
     """A pooled buffer lent to one holder (an Array and its views, or a Program's
     temporaries); the buffer goes back to its pool when the block is collected."""
 
-    __slots__ = ("buffer", "_pool", "__weakref__")
+    __slots__ = ("buffer", "_pool", "staged", "__weakref__")
 
     def __init__(self, buffer, pool: "MemoryPool"):
         self.buffer = buffer
         self._pool = pool
+        # A small result's bytes already copied into a MAP_READ buffer (a Block of its own)
+        # by the submit that made them, so that reading them is one map, no second submit;
+        # None once anything may have written the buffer since (program.Program.run).
+        self.staged = None
 
     def __del__(self):
         pool, self._pool = self._pool, None

@@ -33,6 +33,28 @@ def _as_weights(weights, x: Array) -> Array | None:
 
 SUPPORTED_BINS = "bins must be a number of bins or a monotonic sequence of edges"
 
+# numpy's edges and their thresholds in the data's dtype cost about 0.5 ms of host work
+# (numpy's own checks and rounding): kept for the last few (dtype, bins, range) asked for.
+_EDGES: dict = {}
+_EDGES_KEPT = 64
+
+
+def _edges_and_limits(dt: np.dtype, bins, range):
+    """(numpy's bin edges, the thresholds of ops/histogram._thresholds or None) for data of
+    dtype `dt`, computed once per (dt, bins, range)."""
+    bins_key = ("count", bins) if np.ndim(bins) == 0 else ("edges", np.asarray(bins).dtype.str,
+                                                            np.asarray(bins).tobytes())
+    range_key = None if range is None else tuple((type(v).__name__, np.asarray(v).tobytes()) for v in range)
+    key = (dt.str, bins_key, range_key)
+    found = _EDGES.get(key)
+    if found is None:
+        edges = np.histogram_bin_edges(np.zeros(0, dt), bins=bins, range=range)
+        found = (edges, _thresholds(edges, dt) if len(edges) > 1 else None)
+        if len(_EDGES) >= _EDGES_KEPT:
+            _EDGES.pop(next(iter(_EDGES)))
+        _EDGES[key] = found
+    return found
+
 
 def histogram(x, bins=10, range=None, weights=None, *, density=None):
     """numpy.histogram: `bins` a count or monotonic edges; `range` (lo, hi) or None for the
@@ -52,10 +74,10 @@ def histogram(x, bins=10, range=None, weights=None, *, density=None):
         range = _data_range(arr)
         if not (np.isfinite(range[0]) and np.isfinite(range[1])):
             raise ValueError(f"autodetected range of [{range[0]}, {range[1]}] is not finite")
-    edges = np.histogram_bin_edges(np.zeros(0, dt), bins=bins, range=range)
+    edges, limits = _edges_and_limits(dt, bins, range)
+    edges = edges.copy()  # the caller's own (the cached one stays as computed)
     nbins = max(len(edges) - 1, 0)  # no edges at all: no bins (numpy returns empty arrays)
     out_dt = U32 if w is None else w.dtype
-    limits = _thresholds(edges, dt) if nbins else None
     if arr.size == 0 or nbins == 0 or limits is None:
         return zeros((nbins,), out_dt, arr.device), edges
     hist = empty((nbins,), out_dt, arr.device)  # zeroed by the recording's first step: the kernels add into it
