@@ -160,7 +160,7 @@ def test_the_default_limit_follows_the_most_bytes_lent_at_once(device):
     pool = MemoryPool(device)
     floor = device.max_buffer_bytes
     assert pool.limit == floor and not pool.stats()["limit_fixed"]
-    pool._floor = 4096  # as if the device's largest buffer were 4 KiB
+    pool._largest = 4096  # as if the device's largest buffer were 4 KiB
     blocks = [pool.take(2048, usage) for _ in range(4)]  # one call's 8 KiB at once
     assert pool.peak_bytes == 8192 and pool.limit == 8192
     for b in blocks:

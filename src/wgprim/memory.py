@@ -45,9 +45,17 @@ POISON = int(os.environ["WGPRIM_POISON"], 0) if os.environ.get("WGPRIM_POISON") 
 def size_class(nbytes: int) -> int:
     """The bytes a request of `nbytes` takes: rounded up to one of 8 steps per power of two
     (a multiple of 16, at least 16)."""
-    n = max(16, int(nbytes))
-    step = max(16, 1 << max(0, n.bit_length() - 4))
-    return -(-n // step) * step
+    found = _CLASSES.get(nbytes)
+    if found is None:
+        n = max(16, int(nbytes))
+        step = max(16, 1 << max(0, n.bit_length() - 4))
+        found = -(-n // step) * step
+        if len(_CLASSES) < 4096:
+            _CLASSES[nbytes] = found
+    return found
+
+
+_CLASSES: dict = {}  # the sizes asked for so far (a call asks for the same few again and again)
 
 
 class Block:
@@ -80,7 +88,7 @@ class MemoryPool:
         fixed = os.environ.get("WGPRIM_POOL_MB") if limit is None else limit
         # A fixed limit (set_limit, WGPRIM_POOL_MB), or None: the default that follows the peak.
         self._fixed: int | None = None if fixed is None else default_limit(device) if limit is None else int(limit)
-        self._floor = device.max_buffer_bytes
+        self._largest = device.max_buffer_bytes  # the device's largest buffer
         self.peak_bytes = 0  # the most bytes lent at once
         # Free buffers per (size, usage): heaps of (serial, buffer), the oldest buffer taken
         # first. Which buffer a request gets then depends only on which are free, not on the
@@ -112,11 +120,12 @@ class MemoryPool:
         """A buffer of at least `nbytes` (its size class) with `usage`, from the free
         blocks or new. The caller gives it back (give_back) or wraps it in a Block."""
         size = size_class(nbytes)
-        if size > self.device.max_buffer_bytes:
-            size = max(16, -(-int(nbytes) // 16) * 16)  # no rounding past the largest buffer
+        if size > self._largest:  # the largest buffer: no rounding past it
+            size = max(16, -(-int(nbytes) // 16) * 16)
         key = (size, int(usage))
         buffer = None
-        self.settle()
+        if self.returned or self.unpins:
+            self.settle()
         with self._lock:
             stack = self._free.get(key)
             if stack:
@@ -239,7 +248,7 @@ class MemoryPool:
     def limit(self) -> int:
         """The most bytes of free blocks kept: the fixed limit, or by default the device's
         largest buffer or the most bytes lent at once so far, whichever is more."""
-        return self._fixed if self._fixed is not None else max(self._floor, self.peak_bytes)
+        return self._fixed if self._fixed is not None else max(self._largest, self.peak_bytes)
 
     def set_limit(self, nbytes: int | None) -> None:
         """Keep at most `nbytes` of free blocks (the least recently freed go first); None
