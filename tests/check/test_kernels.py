@@ -60,6 +60,7 @@ def _small_calls(wgprim):
         calls.append((f"compact {np.dtype(dt)}", lambda x=x: wgprim.compact(x, x > x[0])))
         calls.append((f"nonzero {np.dtype(dt)}", lambda x=x: wgprim.nonzero(x)))
         calls.append((f"unique {np.dtype(dt)}", lambda x=x: wgprim.unique(x)))
+        calls.append((f"unique bitmap {np.dtype(dt)}", lambda x=x: _unique_by_bitmap(wgprim, x)))
         calls.append((f"run_length_encode {np.dtype(dt)}",
                       lambda x=x: wgprim.run_length_encode(np.sort(x))))
         for method in ("tree", "atomic"):
@@ -99,6 +100,17 @@ def _small_calls(wgprim):
         for args in ((x,), (x, 5), (x, np.repeat(np.arange(7, dtype=np.uint32), 111))):
             calls.append((f"guess {name}{len(args)}", lambda fn=fn, args=args: fn(*args)))
     return calls
+
+
+def _unique_by_bitmap(wgprim, x):
+    """unique of a small input by the presence bitmap (by default only large ones)."""
+    from wgprim.ops import unique_dense
+
+    saved, unique_dense.DENSE_FROM = unique_dense.DENSE_FROM, 0
+    try:
+        return wgprim.unique(x, return_counts=True)
+    finally:
+        unique_dense.DENSE_FROM = saved
 
 
 @pytest.fixture(scope="module")
