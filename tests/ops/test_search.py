@@ -241,8 +241,11 @@ def test_bound_in_is_numpy_comparison(rng):
     for dt, ct in [(np.float32, np.float64), (np.int32, np.float64), (np.uint64, np.float64), (np.int64, np.float64),
                    (np.float16, np.float32), (np.uint32, np.int64), (np.float32, np.longdouble)]:
         xs = np.unique(sample(rng, dt, 200))
-        vs = np.concatenate([xs.astype(ct), sample(rng, np.float64 if np.dtype(ct).kind == "f" else np.int64, 50)
-                             .astype(ct)]) if np.dtype(ct).kind == "f" else xs.astype(ct)
+        vs = xs.astype(ct)
+        if np.dtype(ct).kind == "f":
+            more = np.concatenate([sample(rng, np.float64, 50), [np.nan, np.inf, -np.inf, 0.5, -0.0, 1e30, -1e30]])
+            with np.errstate(invalid="ignore", over="ignore"):
+                vs = np.concatenate([vs, more.astype(ct), (xs.astype(ct) + ct(0.5))])
         for side in ("left", "right"):
             t, found = bound_in(vs, dt, side)
             kx, kt = host_keys(xs)[:, None], host_keys(t)[None, :]

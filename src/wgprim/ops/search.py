@@ -52,7 +52,7 @@ NONE = 0xFFFFFFFF  # search_fixed: no known answer
 
 def table_size(device, dt: np.dtype) -> int:
     """Splitters per workgroup for keys of dtype dt: a power of two."""
-    room = min(TABLE_BYTES, device.max_workgroup_storage) // _key_bytes(dt)
+    room = min(TABLE_BYTES, device.max_workgroup_storage, device.max_binding_bytes) // _key_bytes(dt)
     return 1 << max(0, room.bit_length() - 1)
 
 
@@ -99,7 +99,8 @@ class SearchRecorder:
         count = -(-n // step)
         levels = step.bit_length() - 1
         table_levels = count.bit_length()
-        keys = program.temp(count * _key_bytes(self.dt))
+        key_bytes = -(-count * _key_bytes(self.dt) // 16) * 16
+        keys = {"buffer": program.temp(key_bytes), "offset": 0, "size": key_bytes}
         # Windows of the sorted array: whole multiples of S (and of the binding alignment).
         a_tile = max(step, dev.storage_offset_alignment // min(4, sorted_.itemsize))
         windows = chunks(n, sorted_.itemsize, a_tile, dev)
@@ -167,6 +168,17 @@ def bound_in(v, dt, side: str) -> tuple[np.ndarray, np.ndarray]:
         info = np.iinfo(dt)
         found = v <= info.max if side == "left" else v >= info.min
         return np.clip(v, info.min, info.max).astype(dt), found
+    if dt.kind in "iu" and ct.kind == "f" and np.finfo(ct).nmant + 1 >= 8 * dt.itemsize - (dt.kind == "i"):
+        # dt's values are exact in ct: round up (left) or down (right), then clip into dt
+        info = np.iinfo(dt)
+        low, high = ct.type(info.min), ct.type(info.max)
+        nan = np.isnan(v)
+        with np.errstate(invalid="ignore"):
+            if side == "left":  # x < v <=> x < ceil(v); none beyond every x (NaN: after all)
+                edge, found = np.where(nan, low, np.ceil(v)), ~nan & (np.ceil(v) <= high)
+            else:  # x <= v <=> x <= floor(v) (NaN: every x); none below every x
+                edge, found = np.where(nan, high, np.floor(v)), nan | (np.floor(v) >= low)
+        return np.clip(edge, low, high).astype(dt), found
     if dt.kind == "f" and ct.kind == "f" and ct.itemsize >= dt.itemsize:
         # dt's values are exact in ct: the nearest value of dt, moved one step if on the wrong side
         with np.errstate(over="ignore", invalid="ignore"):
