@@ -253,3 +253,24 @@ def test_bound_in_is_numpy_comparison(rng):
             got = np.where(found, ((kx < kt) if side == "left" else (kx <= kt)).sum(axis=0),
                            xs.size if side == "left" else 0)
             np.testing.assert_array_equal(got, ref, err_msg=f"{dt} {ct} {side}")
+
+
+def test_repeated_calls_make_no_gpu_object(device, rng):
+    # the forms the registry's entries do not reach: a sorter (numpy's and an Array, checked
+    # by a min/max pass), queries of another dtype with answers fixed by the host, a scalar
+    from tests.test_calls import counting
+
+    a = rng.standard_normal(5000).astype(np.float32)
+    order = wgprim.asarray(np.argsort(a).astype(np.uint32))
+    ints = np.sort(rng.integers(0, 100, 3000).astype(np.uint32))
+    calls = [lambda: wgprim.searchsorted(a, a[:700], sorter=np.argsort(a)),
+             lambda: wgprim.searchsorted(a, a[:700], side="right", sorter=order),
+             lambda: wgprim.searchsorted(ints, np.array([-1, 5, 2**40, 7]), side="right"),
+             lambda: wgprim.searchsorted(a, 0.25)]
+    for call in calls:
+        for _ in range(3):
+            call().numpy()
+        with counting(device) as made:
+            for _ in range(3):
+                call().numpy()
+        assert dict(made) == {}
