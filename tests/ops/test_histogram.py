@@ -476,6 +476,33 @@ def test_wide_bincount(dtype):
     with binding_limit(64 * 1024):
         x = rng.integers(0, 40, 30_001).astype(dtype)
         np.testing.assert_array_equal(bincount(x).numpy(), np.bincount(x))
+    x = rng.integers(0, 200_000, 10_000).astype(dtype)  # global-atomic path
+    np.testing.assert_array_equal(bincount(x).numpy(), np.bincount(x))
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(WIDE), st.integers(1, 300), st.floats(-1e18, 1e18), st.floats(0, 1e18), st.integers(0, 2**32 - 1))
+def test_hypothesis_wide_values_next_to_edges(dtype, bins, lo, width, seed):
+    # values on every edge and next to it (in the data's dtype), plus random ones
+    kw = {"bins": bins, "range": (lo, lo + width)}
+    try:
+        edges = np.histogram_bin_edges(np.zeros(0, dtype), **kw)
+    except ValueError:  # numpy refuses (too many bins for the range): so must we
+        with pytest.raises(ValueError):
+            histogram(np.zeros(3, dtype), **kw)
+        return
+    rng = np.random.default_rng(seed)
+    dt = np.dtype(dtype)
+    with np.errstate(invalid="ignore", over="ignore"):
+        if dt.kind == "f":
+            near = np.concatenate([edges, np.nextafter(edges, np.inf), np.nextafter(edges, -np.inf)])
+        else:
+            info = np.iinfo(dt)
+            base = np.clip(edges, float(info.min), float(info.max)).astype(dt)
+            near = np.concatenate([base, np.where(base < info.max, base + dt.type(1), base),
+                                   np.where(base > info.min, base - dt.type(1), base)])
+        x = np.concatenate([near.astype(dt), rng.uniform(lo - width, lo + 2 * width, 500).astype(dt)])
+    check(x, **kw)
 
 
 @pytest.mark.parametrize("minlength", [2.7, "3", "foobar", None, True, np.float64(3)])

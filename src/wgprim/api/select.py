@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from wgprim.api.sort import argsort_with_keys, sorted_copy
-from wgprim.array import Array, empty
+from wgprim.array import SUPPORTED_DTYPES, Array, empty
 from wgprim.ops import compaction, numpy_options
 from wgprim.ops.common import as_input
 from wgprim.ops.select import (U32, VALUE_TYPES, _as_mask, _gather_outputs, _inverse, _run_starts, _runs_step,
@@ -65,7 +65,7 @@ def compact(x, mask, ordered: bool = True, *, method: str | None = None) -> Arra
     itself; bool, float16 and 8-byte ones are gathered from the kept positions."""
     if not isinstance(ordered, bool):
         raise TypeError(f"ordered must be True or False, not {ordered!r}")
-    arr = as_input(x)
+    arr = as_input(x, SUPPORTED_DTYPES)
     m = _as_mask(mask, shape=arr.shape)
     if arr.dtype in VALUE_TYPES:
         return _select(arr.ravel(), m.ravel(), ordered, method)
