@@ -2,13 +2,14 @@
 minlength), as numpy's. The building block (kernels/histogram.wgsl, numpy's edges turned
 into thresholds in the data's dtype, the windows for more bins than one binding holds) and
 the semantics are in ops/histogram.py; numpy's range=None takes the data's min and max
-from the atomic min/max (ops/atomic_minmax.py).
+from the atomic min/max (ops/atomic_minmax.py). 64-bit data is binned by searching the
+thresholds (ops/histogram.record_wide, ops/search.py).
 """
 from __future__ import annotations
 
-import numpy as np
-
 import operator
+
+import numpy as np
 
 from wgprim.array import WIDE_DTYPES, Array, asarray, empty, zeros
 from wgprim.ops.atomic_minmax import atomic_min_max, key_range64
@@ -54,6 +55,72 @@ def _minlength(minlength) -> int:
 
 SUPPORTED_BINS = "bins must be a number of bins or a monotonic sequence of edges"
 
+# What a histogram's bins take on the host (numpy's edges, their thresholds in the data's
+# dtype, the mode and the guide: about 0.5 ms of numpy's checks and rounding) is kept for
+# the last few (dtype, bins, range, binding size) asked for.
+_SETUPS: dict = {}
+_SETUPS_KEPT = 64
+
+
+def _setup(dt: np.dtype, bins, range, device):
+    """The bins' host side for data of dtype `dt`: a dict with numpy's `edges`, `nbins`,
+    and when there is anything to count, `thresholds` (lo, then the interior edges, then a
+    guide's cells), `hi`, `windows` (more bins than one binding holds), and `params` and
+    `key` for ops/histogram._record; for 64-bit data `wide` (the search's table and the
+    number of kept thresholds, ops/histogram.record_wide) instead. Computed once per (dt,
+    bins, range, binding size)."""
+    bins_key = ("count", bins) if np.ndim(bins) == 0 else ("edges", np.asarray(bins).dtype.str,
+                                                            np.asarray(bins).tobytes())
+    range_key = None if range is None else tuple((type(v).__name__, np.asarray(v).tobytes()) for v in range)
+    key = (dt.str, bins_key, range_key, device.max_binding_bytes)
+    found = _SETUPS.get(key)
+    if found is None:
+        found = _make_setup(dt, bins, range, device)
+        if len(_SETUPS) >= _SETUPS_KEPT:
+            _SETUPS.pop(next(iter(_SETUPS)))
+        _SETUPS[key] = found
+    return found
+
+
+def _make_setup(dt: np.dtype, bins, range, device) -> dict:
+    edges = np.histogram_bin_edges(np.zeros(0, dt), bins=bins, range=range)
+    nbins = max(len(edges) - 1, 0)  # no edges at all: no bins (numpy returns empty arrays)
+    limits = _thresholds(edges, dt) if nbins else None
+    setup = {"edges": edges, "nbins": nbins, "thresholds": None}
+    if limits is None:
+        return setup
+    lo, hi, interior = limits
+    if dt in WIDE_DTYPES:  # the bins by a search over the thresholds (ops/histogram.record_wide)
+        table = search_table(lo, hi, interior, dt)
+        setup.update(thresholds=table, wide=(len(interior) + 1, ("histogram 64-bit", table.tobytes(), nbins)))
+        return setup
+    # The estimate is only a first guess, checked against the bin's own edges, so it
+    # serves explicit edges too when they are evenly spaced (np.linspace edges).
+    uniform = np.ndim(bins) == 0 or _evenly_spaced(edges)
+    first, last = float(edges[0]), float(edges[-1])
+    # thresholds[0] = lo, then the interior edges
+    thresholds = np.concatenate([np.array([lo], dt), interior])
+    setup.update(hi=hi, thresholds=thresholds, windows=_needs_windows(device, nbins, len(thresholds)))
+    if setup["windows"]:
+        return setup
+    guide = None if uniform else _guide(thresholds, first, last, nbins)
+    cells = 0 if guide is None else len(guide) - 1
+    # estimate units (bins or guide cells) per unit of value; capped so that a tiny range
+    # does not overflow f32
+    units = nbins if uniform else cells
+    scale = min(units / (last - first), 3e38) if units and last > first else 0.0
+    if guide is not None and 4 * (len(thresholds) + len(guide)) > device.max_binding_bytes:
+        guide, cells = None, 0  # the search alone (the guide is only a shortcut)
+    if guide is not None:
+        thresholds = np.concatenate([thresholds, guide.view(dt)])
+    mode = MODE_UNIFORM if uniform else MODE_SEARCH
+    setup["thresholds"] = thresholds
+    setup["params"] = dict(m=len(interior), lo=lo, hi=hi, scale=scale, first=first, cells=cells)
+    setup["mode"] = mode
+    setup["key"] = ("histogram", thresholds.tobytes(), nbins, mode, len(interior), lo.item(), hi.item(), scale,
+                    first, cells)
+    return setup
+
 
 def histogram(x, bins=10, range=None, weights=None, *, density=None):
     """numpy.histogram: `bins` a count or monotonic edges; `range` (lo, hi) or None for the
@@ -74,56 +141,35 @@ def histogram(x, bins=10, range=None, weights=None, *, density=None):
         range = _data_range(arr)
         if not (np.isfinite(range[0]) and np.isfinite(range[1])):
             raise ValueError(f"autodetected range of [{range[0]}, {range[1]}] is not finite")
-    edges = np.histogram_bin_edges(np.zeros(0, dt), bins=bins, range=range)
-    nbins = max(len(edges) - 1, 0)  # no edges at all: no bins (numpy returns empty arrays)
+    setup = _setup(dt, bins, range, arr.device)
+    edges = setup["edges"].copy()  # the caller's own (the kept one stays as computed)
+    nbins, thresholds = setup["nbins"], setup["thresholds"]
     out_dt = U32 if w is None else w.dtype
-    limits = _thresholds(edges, dt) if nbins else None
-    if arr.size == 0 or nbins == 0 or limits is None:
+    if arr.size == 0 or nbins == 0 or thresholds is None:
         return zeros((nbins,), out_dt, arr.device), edges
     hist = empty((nbins,), out_dt, arr.device)  # zeroed by the recording's first step: the kernels add into it
-    lo, hi, interior = limits
-    if dt in WIDE_DTYPES:  # the bins by a search over the thresholds (ops/histogram.record_wide)
-        table = search_table(lo, hi, interior, dt)
+    if "wide" in setup:
+        kept, key = setup["wide"]
 
-        def record_wide_bins(p, x, hist, *weights):
+        def record_wide_bins(p, x, hist, *weights):  # the table uploaded once, kept by the recording
             p.clear(hist.buffer)
-            record_wide(p, x, weights[0] if weights else None, asarray(table, device=x.device), len(interior) + 1,
-                        nbins, hist)
+            record_wide(p, x, weights[0] if weights else None, asarray(thresholds, device=x.device), kept, nbins, hist)
 
-        run_recorded(arr.device, ("histogram 64-bit", table.tobytes(), nbins), (arr, hist) + ((w,) if w is not None else ()),
-                     record_wide_bins, "histogram")
+        run_recorded(arr.device, key, (arr, hist) + ((w,) if w is not None else ()), record_wide_bins, "histogram")
         return hist, edges
-    # The estimate is only a first guess, checked against the bin's own edges, so it
-    # serves explicit edges too when they are evenly spaced (np.linspace edges).
-    uniform = np.ndim(bins) == 0 or _evenly_spaced(edges)
-    first, last = float(edges[0]), float(edges[-1])
-    # thresholds[0] = lo, then the interior edges
-    thresholds = np.concatenate([np.array([lo], dt), interior])
-    if _needs_windows(arr.device, nbins, len(thresholds)):
+    if setup["windows"]:
         program = Program(arr.device, label="histogram")
         program.clear(hist.buffer)
-        _record_windows(program, arr, w, len(thresholds), lambda b0, b1: thresholds[b0:b1], hi, hist)
+        _record_windows(program, arr, w, len(thresholds), lambda b0, b1: thresholds[b0:b1], setup["hi"], hist)
         program.run()
         return hist, edges
-    guide = None if uniform else _guide(thresholds, first, last, nbins)
-    cells = 0 if guide is None else len(guide) - 1
-    # estimate units (bins or guide cells) per unit of value; capped so that a tiny range
-    # does not overflow f32
-    units = nbins if uniform else cells
-    scale = min(units / (last - first), 3e38) if units and last > first else 0.0
-    if guide is not None and 4 * (len(thresholds) + len(guide)) > arr.device.max_binding_bytes:
-        guide, cells = None, 0  # the search alone (the guide is only a shortcut)
-    if guide is not None:
-        thresholds = np.concatenate([thresholds, guide.view(dt)])
-    mode = MODE_UNIFORM if uniform else MODE_SEARCH
+    mode, params = setup["mode"], setup["params"]
 
     def record(p, x, hist, *weights):  # the thresholds uploaded once, kept by the recording
         p.clear(hist.buffer)
-        _record(p, x, weights[0] if weights else None, asarray(thresholds), hist, nbins, mode,
-                m=len(interior), lo=lo, hi=hi, scale=scale, first=first, cells=cells)
+        _record(p, x, weights[0] if weights else None, asarray(thresholds), hist, nbins, mode, **params)
 
-    key = ("histogram", thresholds.tobytes(), nbins, mode, len(interior), lo.item(), hi.item(), scale, first, cells)
-    run_recorded(arr.device, key, (arr, hist) + ((w,) if w is not None else ()), record, "histogram")
+    run_recorded(arr.device, setup["key"], (arr, hist) + ((w,) if w is not None else ()), record, "histogram")
     return hist, edges
 
 

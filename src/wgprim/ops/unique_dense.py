@@ -10,8 +10,9 @@ many keys' atomics); return_inverse reads each key's position from the bitmap an
 scan.
 
 The range is measured first (one atomic min/max pass, ops/atomic_minmax.py, and a read
-back); ranges too wide for the bitmap to pay (see `dense_range`) and float keys go to
-the sort path of ops/select.py. Bit b stands for order key low + b (ops/order_key.py),
+back: a sync with the GPU, so only from DENSE_FROM keys on, where the bitmap's saving over
+the sort pays for it); ranges too wide for the bitmap to pay (see `dense_range`) and
+float keys go to the sort path of ops/select.py. Bit b stands for order key low + b (ops/order_key.py),
 so u32 and i32 share one kernel. Counting sort by any other name: the classic answer when keys are
 bounded (Knuth, TAOCP vol. 3, 5.2 "distribution counting").
 """
@@ -22,8 +23,8 @@ import numpy as np
 from wgprim.array import Array, empty
 from wgprim.ops import atomic_minmax
 from wgprim.ops.common import chunks
-from wgprim.ops.scan import ScanRecorder
-from wgprim.program import Program, get_pipeline
+from wgprim.ops.scan import scan_recorder
+from wgprim.program import Program, get_pipeline, run_recorded
 
 U32 = np.dtype(np.uint32)
 WG = 256
@@ -47,6 +48,11 @@ MAX_COUNTERS, COUNTERS_PER_KEY = 2**22, 4
 # atomics, a counter 64 (H200: 0.81 ms with counters, 1.12 with bits; at 2^22 values bits
 # win, 0.91 against 1.16).
 VALUES_BY_COUNTERS_UP_TO = 2**20
+# Fewest keys for which the range is measured at all. The probe is a sync with the GPU (a
+# map, 0.10-0.14 ms on an H200 through wgpu-py); below this the sort path costs less than
+# that saving (H200, 2026-12-01: sort of u32 0.11 ms at 2^20 against 0.07 for the bitmap
+# and its probe's pass, 0.64 against 0.28 at 2^24). Tests set 0.
+DENSE_FROM = 2**23
 
 
 def uses_counters(bits: int, counts: bool) -> bool:
@@ -72,11 +78,11 @@ def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
     dev, n, dt = flat.device, flat.size, flat.dtype
     # Integers only: float keys are narrow only for runs of adjacent floats, so measuring
     # their range would only add a pass (0.07 ms at 2^26) before the sort.
-    if not ENABLED or dt.kind not in "iu":
+    if not ENABLED or dt.kind not in "iu" or n < DENSE_FROM:
         return None
     probe = Program(dev, label="unique key range")
     keys = atomic_minmax.record_key_range(probe, flat)
-    probe.run()
+    probe.run(stage=keys)
     low, high = (int(k) for k in keys.numpy())
     bits = high - low + 1
     if not dense_range(n, bits, return_counts, dev):
@@ -90,52 +96,59 @@ def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
     def pipe(entry):
         return get_pipeline(dev, "unique_dense", preamble, entry, consts)
 
-    program = Program(dev, label="unique (bitmap)")
-    bitmap = program.temp(4 * words)
-    # Bindings an entry point names but this mode leaves unused get a 4-byte stand-in
-    # (one for read-write and one for read-only uses: a dispatch may not bind a buffer both ways).
-    unused_rw, unused_ro = program.temp(4), program.temp(4)
-    counters = program.temp(4 * bits) if counting else unused_rw
-    word_bits = Array(program.temp(4 * words), U32, (words,), dev)
-    prefix = Array(program.temp(4 * words), U32, (words,), dev)
     size = min(n, bits)
     values = empty((size,), dt, dev)
     counts = empty((size,), U32, dev) if counting else None
+    inverse = empty(tuple(shape), U32, dev) if return_inverse else None
     total = empty((1,), U32, dev)
-    spread = max(words, bits if counting else 0)
-    program.dispatch("unique clear", pipe("dense_clear"),
-                     {0: program.params(bits, 0, low, words), 2: bitmap, 3: counters}, -(-spread // WG))
-    for c in chunks(n, dt.itemsize, WG * VECS * 4, dev):
-        if local:
-            groups = min(LOCAL_GROUPS, -(-c.count // (WG * 4)))
-            entry = "dense_mark_local"
-        else:
-            groups = min(MARK_GROUPS, -(-c.count // (WG * VECS * 4)))
-            entry = "dense_mark"
-        program.dispatch(f"unique mark{' local' if local else ''}", pipe(entry),
-                         {0: program.params(c.count, groups, low, words), 1: c.view(flat), 2: bitmap, 3: counters},
-                         groups)
-    # Counting, the bitmap is built here from the counters (one counter per invocation,
-    # written through binding 2); else the complete bitmap is read (binding 4).
-    groups = -(-(bits if counting else words) // WG)
-    program.dispatch("unique words", pipe("dense_words"),
-                     {0: program.params(bits, groups, low, words), 6: word_bits.buffer,
-                      2: bitmap if counting else unused_rw, 4: unused_ro if counting else bitmap,
-                      10: counters if counting else unused_ro}, groups)
-    ScanRecorder(dev, U32, "sum").record(program, word_bits, prefix, exclusive=True)
-    expand = {0: program.params(bits, 0, low, words), 4: bitmap, 5: prefix.buffer, 7: values.buffer,
-              11: total.buffer, 8: counts.buffer if counting else unused_rw,
-              10: counters if counting else unused_ro}
-    program.dispatch("unique expand", pipe("dense_expand"), expand, -(-(32 * words) // WG))
-    inverse = None
-    if return_inverse:
-        inverse = empty(tuple(shape), U32, dev)
-        for c in chunks(n, dt.itemsize, WG * 4, dev):
-            program.dispatch("unique inverse", pipe("dense_inverse"),
-                             {0: program.params(c.count, 0, low, words), 1: c.view(flat), 4: bitmap,
-                              5: prefix.buffer, 9: c.view(inverse)}, -(-c.count // (WG * 4)))
-    program.run()
-    k = int(total.numpy()[0])
+    outputs = tuple(a for a in (values, total, counts, inverse) if a is not None)
+
+    def record(program, flat, values, total, *rest):
+        counts = rest[0] if counting else None
+        inverse = rest[-1] if return_inverse else None
+        bitmap = program.temp(4 * words)
+        # Bindings an entry point names but this mode leaves unused get a 4-byte stand-in
+        # (one for read-write and one for read-only uses: a dispatch may not bind a buffer both ways).
+        unused_rw, unused_ro = program.temp(4), program.temp(4)
+        counters = program.temp(4 * bits) if counting else unused_rw
+        word_bits = Array(program.temp(4 * words), U32, (words,), dev)
+        prefix = Array(program.temp(4 * words), U32, (words,), dev)
+        spread = max(words, bits if counting else 0)
+        program.dispatch("unique clear", pipe("dense_clear"),
+                         {0: program.params(bits, 0, low, words), 2: bitmap, 3: counters}, -(-spread // WG))
+        for c in chunks(n, dt.itemsize, WG * VECS * 4, dev):
+            if local:
+                groups = min(LOCAL_GROUPS, -(-c.count // (WG * 4)))
+                entry = "dense_mark_local"
+            else:
+                groups = min(MARK_GROUPS, -(-c.count // (WG * VECS * 4)))
+                entry = "dense_mark"
+            program.dispatch(f"unique mark{' local' if local else ''}", pipe(entry),
+                             {0: program.params(c.count, groups, low, words), 1: c.view(flat), 2: bitmap,
+                              3: counters}, groups)
+        # Counting, the bitmap is built here from the counters (one counter per invocation,
+        # written through binding 2); else the complete bitmap is read (binding 4).
+        groups = -(-(bits if counting else words) // WG)
+        program.dispatch("unique words", pipe("dense_words"),
+                         {0: program.params(bits, groups, low, words), 6: word_bits.buffer,
+                          2: bitmap if counting else unused_rw, 4: unused_ro if counting else bitmap,
+                          10: counters if counting else unused_ro}, groups)
+        scan_recorder(dev, U32, "sum", words).record(program, word_bits, prefix, exclusive=True)
+        expand = {0: program.params(bits, 0, low, words), 4: bitmap, 5: prefix.buffer, 7: values.buffer,
+                  11: total.buffer, 8: counts.buffer if counting else unused_rw,
+                  10: counters if counting else unused_ro}
+        program.dispatch("unique expand", pipe("dense_expand"), expand, -(-(32 * words) // WG))
+        if inverse is not None:
+            for c in chunks(n, dt.itemsize, WG * 4, dev):
+                program.dispatch("unique inverse", pipe("dense_inverse"),
+                                 {0: program.params(c.count, 0, low, words), 1: c.view(flat), 4: bitmap,
+                                  5: prefix.buffer, 9: c.view(inverse)}, -(-c.count // (WG * 4)))
+
+    # Kept per range and options (the buffers of the call's arrays are part of the key):
+    # a repeated call submits the kept steps and reads the count in the same submit.
+    key = ("unique dense", low, bits, counting, local, return_inverse)
+    (raw,) = run_recorded(dev, key, (flat, *outputs), record, "unique (bitmap)", reads=[(total.buffer, 0, 4)])
+    k = int(raw.view(np.uint32)[0])
     values = values.alias((k,))
     counts = counts.alias((k,)) if return_counts else None
     return values, inverse, counts
