@@ -101,7 +101,7 @@ fn search(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
       for (var k = 0u; k < QPI; k++) {
         let half = m[k] / 2u;
         let probe = base[k] + half;
-        let go = m[k] > 0u && before(table[min(probe, TABLE - 1u)], q[k]);
+        let go = (m[k] > 0u) & before(table[min(probe, TABLE - 1u)], q[k]);  // `&`: no branch around the load
         base[k] = select(base[k], probe + 1u, go);
         m[k] = select(half, m[k] - half - 1u, go);
       }
@@ -125,7 +125,7 @@ fn search(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
         let half = m[k] / 2u;
         let probe = base[k] + half;
         let x = sorted[min(probe - params.first, last_element)];
-        let go = m[k] > 0u && before(key(x), q[k]);
+        let go = (m[k] > 0u) & before(key(x), q[k]);
         base[k] = select(base[k], probe + 1u, go);
         m[k] = select(half, m[k] - half - 1u, go);
       }
