@@ -481,7 +481,8 @@ def test_wide_bincount(dtype):
 
 
 @settings(max_examples=20, deadline=None)
-@given(st.sampled_from(WIDE), st.integers(1, 300), st.floats(-1e18, 1e18), st.floats(0, 1e18), st.integers(0, 2**32 - 1))
+@given(st.sampled_from(WIDE), st.integers(1, 300), st.floats(-1e18, 1e18), st.floats(0, 1e18),
+       st.integers(0, 2**32 - 1))
 def test_hypothesis_wide_values_next_to_edges(dtype, bins, lo, width, seed):
     # values on every edge and next to it (in the data's dtype), plus random ones
     kw = {"bins": bins, "range": (lo, lo + width)}

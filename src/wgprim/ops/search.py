@@ -118,8 +118,9 @@ class SearchRecorder:
                 program.dispatch("search", self.search,
                                  {0: params, 1: w.view(sorted_), 2: qc.view(queries), 3: keys, 4: out_view}, groups)
             if fixed is not None:
-                program.dispatch("search fixed answers", self.fix,
-                                 {0: program.params(qc.count, 0, 0, 0, 0, 0, 0, 0, 0), 4: out_view, 6: qc.view(fixed)}, -(-qc.count // WG))
+                params = program.params(qc.count, 0, 0, 0, 0, 0, 0, 0, 0)
+                program.dispatch("search fixed answers", self.fix, {0: params, 4: out_view, 6: qc.view(fixed)},
+                                 -(-qc.count // WG))
 
 
 def search_recorder(device, dt, side: str) -> SearchRecorder:
