@@ -14,7 +14,7 @@ __all__ = [
     "reduce", "sum", "prod", "min", "max", "argmin", "argmax", "ReducePlan",
     "scan", "cumsum", "ScanPlan",
     "sort", "argsort", "sort_pairs", "SortPlan",
-    "histogram", "bincount", "compact", "nonzero", "unique", "run_length_encode",
+    "histogram", "bincount", "compact", "nonzero", "unique", "run_length_encode", "searchsorted",
     "segment_reduce", "segment_scan", "segment_sort", "topk",
 ]
 
@@ -38,6 +38,7 @@ def _import_all() -> None:
         from wgprim.api.sort import SortPlan, argsort, sort, sort_pairs
         from wgprim.api.histogram import bincount, histogram
         from wgprim.api.select import compact, nonzero, run_length_encode, unique
+        from wgprim.api.search import searchsorted
         from wgprim.program import batch
         from wgprim.api.segmented import segment_reduce, segment_scan, segment_sort
         from wgprim.api.topk import topk

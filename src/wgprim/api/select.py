@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from wgprim.api.sort import argsort_with_keys, sorted_copy
-from wgprim.array import Array, empty
+from wgprim.array import SUPPORTED_DTYPES, Array, empty
 from wgprim.ops import compaction, numpy_options
 from wgprim.ops.common import as_input
 from wgprim.ops.select import (U32, VALUE_TYPES, _as_mask, _gather_outputs, _inverse, _run_starts, _runs_step,
@@ -57,15 +57,19 @@ def _select(x: Array | None, mask: Array, ordered: bool = True, method: str | No
 
 
 def compact(x, mask, ordered: bool = True, *, method: str | None = None) -> Array:
-    """x[mask] for a bool mask of x's shape: the kept elements, flattened, in order.
-    ordered=False: the append-buffer form (same elements, order of tiles unspecified).
-    method: "single-pass" (decoupled fallback, docs/scan.md) or "three-phase" (count,
-    scan, scatter); None: single pass up to 2^24 elements, where it measured faster."""
+    """x[mask] for a bool mask of x's shape: the kept elements, flattened, in order, bit
+    for bit, for every dtype an Array holds. ordered=False: the append-buffer form (same
+    elements, order of tiles unspecified). method: "single-pass" (decoupled fallback,
+    docs/scan.md) or "three-phase" (count, scan, scatter); None: single pass up to 2^24
+    elements, where it measured faster. 4-byte elements are written by the compaction
+    itself; bool, float16 and 8-byte ones are gathered from the kept positions."""
     if not isinstance(ordered, bool):
         raise TypeError(f"ordered must be True or False, not {ordered!r}")
-    arr = as_input(x, VALUE_TYPES)
+    arr = as_input(x, SUPPORTED_DTYPES)
     m = _as_mask(mask, shape=arr.shape)
-    return _select(arr.ravel(), m.ravel(), ordered, method)
+    if arr.dtype in VALUE_TYPES:
+        return _select(arr.ravel(), m.ravel(), ordered, method)
+    return compaction.gather_kept(arr.ravel(), _select(None, m.ravel(), ordered, method))
 
 
 def nonzero(mask, ordered: bool = True, *, method: str | None = None) -> Array:
