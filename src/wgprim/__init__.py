@@ -13,7 +13,7 @@ __all__ = [
     "NoAdapterError", "WgprimError", "Monoid", "batch",
     "reduce", "sum", "prod", "min", "max", "argmin", "argmax", "ReducePlan",
     "scan", "cumsum", "ScanPlan",
-    "sort", "argsort", "sort_pairs", "SortPlan",
+    "sort", "argsort", "sort_pairs", "lexsort", "SortPlan",
     "histogram", "bincount", "compact", "nonzero", "unique", "run_length_encode", "searchsorted",
     "segment_reduce", "segment_scan", "segment_sort", "topk",
 ]
@@ -35,7 +35,7 @@ def _import_all() -> None:
         from wgprim.ops.operators import Monoid
         from wgprim.api.reduce import ReducePlan, argmax, argmin, max, min, prod, reduce, sum
         from wgprim.api.scan import ScanPlan, cumsum, scan
-        from wgprim.api.sort import SortPlan, argsort, sort, sort_pairs
+        from wgprim.api.sort import SortPlan, argsort, lexsort, sort, sort_pairs
         from wgprim.api.histogram import bincount, histogram
         from wgprim.api.select import compact, nonzero, run_length_encode, unique
         from wgprim.api.search import searchsorted
