@@ -173,13 +173,13 @@ if __name__ == "__main__":
 
 
 def _run_script(tmp_path, text: str):
-    import os
     import subprocess
-    from pathlib import Path
 
     script = tmp_path / "fork.py"
     script.write_text(text)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(wgprim.__file__).parents[1]), os.environ.get("PYTHONPATH", "")]))
+    from support import child_env
+
+    env = child_env()
     return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=240, env=env)
 
 

@@ -27,7 +27,7 @@ from wgprim.device import check_current, get_device
 from wgprim.ops import numpy_options
 from wgprim.ops.axis import move_axis, normalize_axis
 from wgprim.ops.bitonic import bitonic_sorter
-from wgprim.ops.common import as_input
+from wgprim.ops.common import as_input, check_count
 from wgprim.ops.radix_sort import ALL_DIGITS, radix_sorter
 from wgprim.ops.sorting import record_sort, sort_key
 from wgprim.ops.segmented import SORT_KEY_DTYPES, VALUES_GATHER, VALUES_NONE, VALUES_POSITION, sort_rows
@@ -154,7 +154,7 @@ class SortPlan:
             raise TypeError(f"dtype {self.dtype} is not supported for sort keys; supported: uint32, int32, float32")
         if what not in ("keys", "pairs", "argsort"):
             raise ValueError(f"what must be 'keys', 'pairs' or 'argsort', not {what!r}")
-        self.n, self.what, self.skip_digits = int(n), what, bool(skip_digits)
+        self.n, self.what, self.skip_digits = check_count("n", n), what, bool(skip_digits)
         if self.n <= 0:
             raise ValueError("a sort plan needs n > 0")
         self.device = device
