@@ -1,6 +1,8 @@
 """Repeated one-shot calls: once a call of a shape has run, the same call again makes no GPU
 object — no buffer, bind group, pipeline or shader module — for every entry of the registry
 (every primitive the README lists) and its every dtype; and plans make none either."""
+import gc
+
 import numpy as np
 import pytest
 
@@ -10,6 +12,14 @@ from wgprim import registry
 from support import counting
 
 CASES = [pytest.param(p, dt, id=f"{p.name}-{dt}") for p in registry.entries("demo") for dt in p.dtypes]
+
+
+@pytest.fixture(autouse=True)
+def no_garbage_from_earlier_tests():
+    """Arrays kept in reference cycles by earlier tests (an exception's frames) would go back
+    to the pool whenever the garbage collector runs, maybe inside a measured loop, and a call
+    handed such an older buffer records anew: collected before, not during, each test."""
+    gc.collect()
 
 
 @pytest.mark.parametrize("n", [1000, 70_001])

@@ -183,6 +183,7 @@ def recorded(device: Device, key: tuple, arrays: tuple, record, label: str = "")
     program = Program(device, label, transient=False, externals=frozenset(id(b) for b in buffers))
     try:
         record(program, *arrays)
+        program._finish_copies()  # now, not at a run: threads may run a kept recording at once
     except BaseException:
         program.release()
         raise
@@ -982,7 +983,9 @@ def batch():
     """Queue every primitive call made inside the block into one submit.
 
     Results are available after the block (reading one inside the block submits what
-    is queued so far).
+    is queued so far). Other threads cannot read them before the block ends (nothing is
+    submitted yet): they get a WgprimError naming this thread (check_not_pending), and
+    use_adapter()/use_device() are refused while the block is open.
     """
     stack = getattr(_batches, "stack", None)
     if stack is None:

@@ -192,7 +192,7 @@ def _jobs(args, parser_error):
         wanted = []
         for p, n in calls_grid(args.primitives or CALLS_GRID_PRIMITIVES, args.sizes or CALLS_GRID_SIZES):
             dtypes = [d for d in args.dtype if d in p.dtypes] if args.dtype else [p.dtypes[0]]
-            wanted += [(p, n, d) for d in dtypes if n <= p.max_n]
+            wanted += [(p, n, d) for d in dtypes if p.min_n <= n <= p.max_n]
         if args.dtype and not wanted:
             parser_error(f"no chosen primitive takes dtype {', '.join(args.dtype)}")
     elif args.targets:
@@ -210,9 +210,9 @@ def _jobs(args, parser_error):
             dtypes = [d for d in args.dtype if d in p.dtypes] if args.dtype else [p.dtypes[0]]
             if not dtypes:
                 skipped[name] = f"takes {', '.join(p.dtypes)}, not {', '.join(args.dtype)}"
-            elif all(n > p.max_n for n in args.sizes):
-                skipped[name] = f"every size is above its largest n, {p.max_n}"
-            wanted += [(p, n, d) for d in dtypes for n in args.sizes if n <= p.max_n]
+            elif not any(p.min_n <= n <= p.max_n for n in args.sizes):
+                skipped[name] = f"no size is within its range of n, {p.min_n} to {p.max_n}"
+            wanted += [(p, n, d) for d in dtypes for n in args.sizes if p.min_n <= n <= p.max_n]
         if args.dtype and not wanted and args.primitives != ["blockscan-claim"]:
             parser_error(f"no chosen primitive takes dtype {', '.join(args.dtype)}")
     for p, n, d in wanted:

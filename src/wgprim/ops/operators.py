@@ -61,14 +61,14 @@ class Monoid:
         # The shader compiler parses recursively: an expression thousands of parentheses deep
         # or tens of thousands of terms long overflows its stack and kills the process
         # (3000 and 20,000 did). Bounded far below that, and far above any real operator.
-        if len(self.combine) > MAX_COMBINE_LENGTH:
-            raise OperatorError(f"Monoid {self.name!r}: the combine expression has {len(self.combine)} characters; "
-                                f"at most {MAX_COMBINE_LENGTH} reach the shader compiler (write it shorter, e.g. "
-                                "with WGSL built-ins such as max, min, select)")
         depth = _nesting(self.combine)
         if depth > MAX_COMBINE_NESTING:
             raise OperatorError(f"Monoid {self.name!r}: the combine expression nests {depth} levels of "
                                 f"parentheses or brackets; at most {MAX_COMBINE_NESTING} reach the shader compiler")
+        if len(self.combine) > MAX_COMBINE_LENGTH:
+            raise OperatorError(f"Monoid {self.name!r}: the combine expression has {len(self.combine)} characters; "
+                                f"at most {MAX_COMBINE_LENGTH} reach the shader compiler (write it shorter, e.g. "
+                                "with WGSL built-ins such as max, min, select)")
         real = isinstance(self.identity, (int, float, np.integer, np.floating))
         if not real or isinstance(self.identity, (bool, np.bool_)):
             raise OperatorError(
