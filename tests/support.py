@@ -158,3 +158,21 @@ def force_ranking_path(path: str, monkeypatch):
         pytest.skip("adapter's subgroups do not fit the match path")
     assert sorter.match == (path == "match")
     return sorter
+
+
+@contextlib.contextmanager
+def counting_submits():
+    """How many command buffers wgprim submits inside the block."""
+    from wgprim import native
+
+    real, counts = native.submit_steps, collections.Counter()
+
+    def counted(*args, **kwargs):
+        counts["submits"] += 1
+        return real(*args, **kwargs)
+
+    native.submit_steps = counted
+    try:
+        yield counts
+    finally:
+        native.submit_steps = real

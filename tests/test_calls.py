@@ -9,7 +9,7 @@ import pytest
 import wgprim
 from wgprim import registry
 
-from support import counting
+from support import counting, counting_submits
 
 CASES = [pytest.param(p, dt, id=f"{p.name}-{dt}") for p in registry.entries("demo") for dt in p.dtypes]
 
@@ -74,24 +74,6 @@ def test_a_call_in_a_batch_makes_no_gpu_object_on_repeat(device, rng):
             a, b = wgprim.min(x), wgprim.cumsum(x)
     assert dict(made) == {}
     assert a.item() == x.numpy().min()
-
-
-@contextlib.contextmanager
-def counting_submits():
-    """How many command buffers wgprim submits inside the block."""
-    from wgprim import native
-
-    real, counts = native.submit_steps, collections.Counter()
-
-    def counted(*args, **kwargs):
-        counts["submits"] += 1
-        return real(*args, **kwargs)
-
-    native.submit_steps = counted
-    try:
-        yield counts
-    finally:
-        native.submit_steps = real
 
 
 @pytest.mark.parametrize("how", ["sum", "atomic max", "plan"])
