@@ -14,6 +14,8 @@ from wgprim.api.sort import SortPlan, argsort, lexsort, sort, sort_pairs
 from wgprim.array import asarray
 from wgprim.device import binding_limit
 
+from support import force_ranking_path
+
 WIDE = [np.uint64, np.int64, np.float64]
 F64_SPECIALS = np.array([0.0, -0.0, np.inf, -np.inf, 1.0, -1.0, 5e-324, -5e-324, 2.2250738585072014e-308,
                          np.finfo(np.float64).max, np.finfo(np.float64).min], np.float64)
@@ -79,6 +81,17 @@ def test_sizes(n, dtype):
        descending=st.booleans())
 def test_hypothesis_float64(x, descending):
     check(x, descending)
+
+
+@pytest.mark.parametrize("path", ["splits", "no-subgroups"])
+def test_other_ranking_paths(path, monkeypatch):
+    """The chains on the split ranking (the default test run takes the match path)."""
+    force_ranking_path(path, monkeypatch)
+    rng = np.random.default_rng(len(path))
+    for dtype in WIDE:
+        check(keys64(6000, dtype, rng), descending=dtype == np.float64)
+    a, b = keys64(6000, np.float64, rng, few=True), rng.integers(0, 3, 6000).astype(np.float32)
+    np.testing.assert_array_equal(lexsort((a, b)).numpy(), np.lexsort((a, b)))
 
 
 def test_bits_of_equal_keys_kept():
