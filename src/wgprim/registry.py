@@ -79,6 +79,11 @@ def accepts(fn, keyword: str) -> bool:
 def values(rng, n, dtype):
     """n random values over the dtype's whole range (standard normal for floats)."""
     dtype = np.dtype(dtype)
+    if dtype.itemsize == 8:  # uint64, int64, float64
+        if dtype.kind == "f":
+            return rng.standard_normal(n)
+        info = np.iinfo(dtype)
+        return rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
     if dtype.kind == "f":
         return rng.standard_normal(n, dtype=np.float32).astype(dtype, copy=False)
     if dtype == np.int32:
@@ -110,6 +115,13 @@ def few_distinct(rng, n, dtype):
 
 def quarter_distinct(rng, n, dtype):
     return (rng.integers(0, max(n // 4, 1), n, dtype=np.int64).astype(dtype),)
+
+
+def two_keys(rng, n, dtype):
+    """Two keys of n values (lexsort): the primary one with n/16 distinct values, so that
+    the secondary one decides among ties."""
+    primary = rng.integers(0, max(n // 16, 1), n).astype(dtype)
+    return values(rng, n, dtype), primary
 
 
 def runs(rng, n, dtype):
@@ -398,22 +410,30 @@ ENTRIES: list[Primitive] = [
               lambda wp, x, off: wp.segment_scan(x, off, "sum"), segment_cumsum_ref, bytes=lambda n, s: 2 * n * s,
               notes=f"random segments of mean length {SEGMENT_MEAN}, inclusive sum"),
     # sorts
-    Primitive("sort", ("sort",), ("uint32", "int32", "float32"), one, lambda wp, x: wp.sort(x), np.sort, None,
-              lambda cp, x: cp.sort(x), lambda torch, x: torch.sort(x)[0], bytes=_SORT_BYTES),
+    Primitive("sort", ("sort",), ("uint32", "int32", "float32", "uint64", "int64", "float64"), one,
+              lambda wp, x: wp.sort(x), np.sort, None,
+              lambda cp, x: cp.sort(x), lambda torch, x: torch.sort(x)[0], bytes=_SORT_BYTES,
+              notes="64-bit keys: two chained 32-bit sorts (docs/sort.md)"),
     Primitive("sort_descending", ("sort",), ("uint32", "int32", "float32"), one,
               lambda wp, x: wp.sort(x, descending=True), lambda x: np.sort(x)[::-1], bench=False),
-    Primitive("argsort", ("argsort",), ("uint32", "int32", "float32"), one, lambda wp, x: wp.argsort(x),
+    Primitive("argsort", ("argsort",), ("uint32", "int32", "float32", "float64", "int64", "uint64"), one,
+              lambda wp, x: wp.argsort(x),
               lambda x: np.argsort(x, kind="stable"), None,
               lambda cp, x: cp.argsort(x), lambda torch, x: torch.argsort(x, stable=True),
               bytes=lambda n, s: n * s + n * 4),
     Primitive("argsort_ties", ("argsort",), ("uint32", "int32", "float32"), few_distinct, lambda wp, x: wp.argsort(x),
               lambda x: np.argsort(x, kind="stable"), bench=False, notes="1000 distinct keys: stability shows"),
-    Primitive("sort_pairs", ("sort_pairs",), ("uint32",),
+    Primitive("sort_pairs", ("sort_pairs",), ("uint32", "int64", "float64"),
               lambda rng, n, dt: (values(rng, n, dt), np.arange(n, dtype=np.uint32)),
               lambda wp, k, v: wp.sort_pairs(k, v), stable_pairs, None,
               lambda cp, k, v: _cupy_pairs(cp, k, v), lambda torch, k, v: torch.sort(k, stable=True),
               bytes=lambda n, s: 4 * n * s,
               notes="CuPy: argsort (stable), then gather both; torch: stable sort with indices"),
+    Primitive("lexsort", ("lexsort",), ("int64", "float32", "float64", "uint32"), two_keys,
+              lambda wp, a, b: wp.lexsort((a, b)), lambda a, b: np.lexsort((a, b)), None,
+              lambda cp, a, b: cp.lexsort(cp.stack((a, b))), None, bytes=lambda n, s: 2 * n * s + n * 4,
+              notes="2 keys, the primary one with n/16 distinct values; one chain of 32-bit sorts over "
+                    "their words; torch has no lexsort"),
     Primitive("bitonic_sort", ("sort", "method"), ("float32", "uint32"), one, lambda wp, x: wp.sort(x, method="bitonic"),
               np.sort, None, lambda cp, x: cp.sort(x), lambda torch, x: torch.sort(x)[0],
               bytes=_SORT_BYTES, max_n=2**24),
@@ -506,6 +526,8 @@ TARGETS: list[tuple[str, str, int]] = [
     ("sort", "uint32", 2**28), ("argsort", "uint32", 2**28),
     ("sort", "uint32", 2**26), ("argsort", "uint32", 2**26),
     ("sort", "float32", 2**26), ("sort", "int32", 2**26),
+    ("sort", "int64", 2**26), ("sort", "uint64", 2**26), ("sort", "float64", 2**26),
+    ("argsort", "float64", 2**26), ("lexsort", "int64", 2**26),
     ("compact", "float32", 2**28), ("compact_single_pass", "float32", 2**28),
     ("sort_pairs", "uint32", 2**26), ("sort_pairs", "uint32", 2**28),
     ("unique", "uint32", 2**26),

@@ -38,6 +38,7 @@ def test_segment_sort(case, dtype, rng):
     if dtype == np.float32:
         keys[::11] = np.nan
         keys[1::13] = -0.0
+        keys[2::17] = np.uint32(0xFFC0BEEF).view(np.float32)  # a NaN with a sign and a payload
     values = np.arange(n, dtype=np.uint32)
     offsets = random_offsets(rng, n, count, longest, lead, tail)
     for descending in (False, True):
@@ -48,7 +49,7 @@ def test_segment_sort(case, dtype, rng):
             order = np.argsort(stable_key(keys[a:b], descending), kind="stable")
             ref_k[a:b], ref_v[a:b] = keys[a:b][order], values[a:b][order]
         np.testing.assert_array_equal(v, ref_v)
-        np.testing.assert_array_equal(k, ref_k)
+        np.testing.assert_array_equal(k.view(np.uint32), ref_k.view(np.uint32))  # the input's own bits
     only = wgprim.segment_sort(keys, offsets).numpy()
     np.testing.assert_array_equal(only, wgprim.segment_sort(keys, offsets, values)[0].numpy())
 
@@ -187,10 +188,11 @@ def test_rows_by_segmented_radix(dtype, ranking, no_sort_long, rng):
         for descending in (False, True):
             order = np.stack([numpy_stable_order(row, descending) for row in x])
             keys = np.take_along_axis(x, order, -1)
-            np.testing.assert_array_equal(wgprim.sort(x, axis=-1, descending=descending).numpy(), keys)
+            np.testing.assert_array_equal(wgprim.sort(x, axis=-1, descending=descending).numpy().view(np.uint32),
+                                          keys.view(np.uint32))  # the input's own bits
             np.testing.assert_array_equal(wgprim.argsort(x, axis=-1, descending=descending).numpy(), order)
             k, v = wgprim.sort_pairs(x, vals, axis=-1, descending=descending)
-            np.testing.assert_array_equal(k.numpy(), keys)
+            np.testing.assert_array_equal(k.numpy().view(np.uint32), keys.view(np.uint32))
             np.testing.assert_array_equal(v.numpy(), np.take_along_axis(vals, order, -1))
 
 
@@ -217,9 +219,10 @@ def test_csr_by_segmented_radix(dtype, ranking, no_sort_long, rng):
                 order = numpy_stable_order(keys[a:b], descending)
                 ref_k[a:b], ref_v[a:b] = keys[a:b][order], values[a:b][order]
             k, v = wgprim.segment_sort(keys, offsets, values, descending=descending)
-            np.testing.assert_array_equal(k.numpy(), ref_k)
+            np.testing.assert_array_equal(k.numpy().view(np.uint32), ref_k.view(np.uint32))
             np.testing.assert_array_equal(v.numpy(), ref_v)
-            np.testing.assert_array_equal(wgprim.segment_sort(keys, offsets, descending=descending).numpy(), ref_k)
+            only = wgprim.segment_sort(keys, offsets, descending=descending).numpy()
+            np.testing.assert_array_equal(only.view(np.uint32), ref_k.view(np.uint32))
 
 
 def test_segmented_radix_tables(rng):
@@ -242,6 +245,8 @@ def test_beyond_the_segmented_radix_limits(monkeypatch, rng):
     x = wide_keys(rng, 3 * 5000, np.float32).reshape(3, 5000)
     order = np.argsort(x, axis=-1, kind="stable")
     np.testing.assert_array_equal(wgprim.argsort(x, axis=-1).numpy(), order)
+    np.testing.assert_array_equal(wgprim.sort(x, axis=-1).numpy().view(np.uint32),
+                                  np.take_along_axis(x, order, -1).view(np.uint32))  # the input's own bits
     keys = wide_keys(rng, 20_000, np.int32)
     offsets = np.array([3, 10, 9000, 9000, 19_990])
     ref = keys.copy()

@@ -37,15 +37,19 @@ def stable_order(x, descending=False):
     return (n - 1 - np.argsort(x[::-1], kind="stable"))[::-1]
 
 
+def bits(a):
+    """The bits of 32-bit values: sorts return the input's own (-0.0 and NaN payloads too)."""
+    return np.ascontiguousarray(a).view(np.uint32)
+
+
 def check_all(x, descending=False, method="radix"):
     order = stable_order(x, descending)
-    # Values equal under == and NaN in the same places (assert_array_equal's rule).
-    np.testing.assert_array_equal(sort(x, descending=descending, method=method).numpy(), x[order])
+    np.testing.assert_array_equal(bits(sort(x, descending=descending, method=method).numpy()), bits(x[order]))
     if method == "radix":
         np.testing.assert_array_equal(argsort(x, descending=descending).numpy(), order)
         values = np.arange(x.size, dtype=np.int32) * 3 - 7
         keys_out, vals_out = sort_pairs(x, values, descending=descending)
-        np.testing.assert_array_equal(keys_out.numpy(), x[order])
+        np.testing.assert_array_equal(bits(keys_out.numpy()), bits(x[order]))
         np.testing.assert_array_equal(vals_out.numpy(), values[order])
 
 
@@ -68,7 +72,7 @@ def test_random_sizes(n, dtype, ranking_path):
 def test_millions(dtype):
     x = random_keys(2_000_000 + 3, dtype, np.random.default_rng(7))
     order = np.argsort(x, kind="stable")
-    np.testing.assert_array_equal(sort(x).numpy(), x[order])
+    np.testing.assert_array_equal(bits(sort(x).numpy()), bits(x[order]))
     if dtype == np.float32:
         np.testing.assert_array_equal(argsort(x).numpy(), order)
 
@@ -111,17 +115,19 @@ def test_integer_extremes():
 @pytest.mark.parametrize("n", [17, 5000, 100_000])
 def test_float_specials(n, ranking_path):
     rng = np.random.default_rng(n)
-    specials = np.array([np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf, 1.0, -1.0,
-                         np.finfo(np.float32).max, np.finfo(np.float32).min,
-                         np.finfo(np.float32).tiny, -np.finfo(np.float32).tiny, 1e-45, -1e-45], np.float32)
+    specials = np.concatenate([NAN_PAYLOADS, np.array([0.0, -0.0, np.inf, -np.inf, 1.0, -1.0,
+                                                       np.finfo(np.float32).max, np.finfo(np.float32).min,
+                                                       np.finfo(np.float32).tiny, -np.finfo(np.float32).tiny,
+                                                       1e-45, -1e-45], np.float32)])
     x = rng.choice(specials, n).astype(np.float32)
     x[::3] = rng.standard_normal(x[::3].size)
     check_all(x)
     check_all(x, descending=True)
     s = sort(x).numpy()
-    assert np.all(np.isnan(s[-np.isnan(x).sum():]))  # NaN last
-    assert np.all(np.signbit(s[s == 0]) == False)  # zeros come back as +0.0  # noqa: E712
-    assert np.isnan(sort(x, descending=True).numpy()[0])  # NaN first when descending
+    nan = np.isnan(x)
+    assert bits(s[-nan.sum():]).tolist() == bits(x[nan]).tolist()  # NaN last, each its own, in input order
+    assert bits(s[s == 0]).tolist() == bits(x[x == 0]).tolist()  # the zeros in input order, signs kept
+    assert bits(sort(x, descending=True).numpy()[:nan.sum()]).tolist() == bits(x[nan]).tolist()  # NaN first
 
 
 def test_signed_zeros_keep_input_order():
@@ -130,9 +136,11 @@ def test_signed_zeros_keep_input_order():
     np.testing.assert_array_equal(argsort(x, descending=True).numpy(), stable_order(x, True))
 
 
+NAN_PAYLOADS = np.array([0x7FC00000, 0xFFC00000, 0x7F800001, 0xFFFFFFFF, 0x7FBEEF00], np.uint32).view(np.float32)
+
 finite_or_special = st.one_of(
     st.floats(width=32, allow_nan=True, allow_infinity=True),
-    st.sampled_from([0.0, -0.0, float("nan")]),
+    st.sampled_from([0.0, -0.0, float("inf"), float("-inf"), 1e-45, -1e-45] + list(NAN_PAYLOADS)),
 )
 
 
@@ -140,6 +148,35 @@ finite_or_special = st.one_of(
 @given(x=hnp.arrays(np.float32, st.integers(0, 600), elements=finite_or_special), descending=st.booleans())
 def test_hypothesis_float(x, descending):
     check_all(x, descending)
+    check_all(x, descending, method="bitonic")
+
+
+@settings(max_examples=10, deadline=None)
+@given(x=hnp.arrays(np.float32, st.tuples(st.integers(1, 4), st.integers(1, 300)), elements=finite_or_special),
+       descending=st.booleans(), cut=st.floats(0, 1))
+def test_hypothesis_float_rows_and_segments(x, descending, cut):
+    """Along either axis and segment by segment: the input's own bits in each line's stable
+    order."""
+    import wgprim
+
+    for axis in (-1, 0):
+        moved = np.moveaxis(x, axis, -1)
+        order = np.apply_along_axis(lambda row: stable_order(row, descending), -1, moved)
+        want = np.moveaxis(np.take_along_axis(moved, order, -1), -1, axis)
+        np.testing.assert_array_equal(bits(sort(x, axis=axis, descending=descending).numpy()), bits(want))
+    flat = x.ravel()
+    offsets = [0, int(cut * flat.size), flat.size]
+    want = np.concatenate([flat[a:b][stable_order(flat[a:b], descending)] for a, b in zip(offsets, offsets[1:])])
+    np.testing.assert_array_equal(bits(wgprim.segment_sort(flat, offsets, descending=descending).numpy()), bits(want))
+
+
+@settings(max_examples=8, deadline=None)
+@given(x=hnp.arrays(np.float32, st.integers(2049, 9000), elements=finite_or_special), descending=st.booleans())
+def test_hypothesis_float_radix_passes(x, descending):
+    """Past one workgroup (the radix passes, partial last tile), the plan too."""
+    check_all(x, descending)
+    plan = SortPlan(x.size, np.float32, what="keys", descending=descending)
+    np.testing.assert_array_equal(bits(plan(x).numpy()), bits(x[stable_order(x, descending)]))
 
 
 @settings(max_examples=25, deadline=None)
@@ -195,7 +232,7 @@ def test_keys_in_several_bindings(n, dtype, ranking_path):
         x[rng.integers(0, n, 50)] = -0.0
     few = (x.view(np.uint32) % 7).astype(dtype) if dtype != np.float32 else np.round(x)
     with binding_limit(64 * 1024):
-        np.testing.assert_array_equal(sort(x).numpy(), np.sort(x))
+        np.testing.assert_array_equal(bits(sort(x).numpy()), bits(x[np.argsort(x, kind="stable")]))
         np.testing.assert_array_equal(argsort(few).numpy(), np.argsort(few, kind="stable"))
         values = np.arange(n, dtype=np.uint32)[::-1].copy()
         k, v = sort_pairs(few, values, descending=True)
@@ -405,3 +442,44 @@ def test_count_scan_methods(method, monkeypatch):
         x[::7] = np.round(x[::7] / 100)  # duplicates
         check_all(x)
         check_all(x, descending=True)
+
+
+def test_flags_axes_and_methods_are_checked():
+    """A flag takes True or False only (a truthy string must not switch it on); axes as
+    numpy (AxisError, TypeError); an unknown method is refused on every path; wgprim stays
+    usable afterwards."""
+    import wgprim
+
+    x = np.arange(6, dtype=np.float32)[::-1].copy()
+    for bad in ("False", "yes", 1, None, [1]):
+        for call in (lambda: sort(x, descending=bad), lambda: argsort(x, descending=bad),
+                     lambda: sort_pairs(x, x, descending=bad), lambda: SortPlan(6, np.float32, descending=bad),
+                     lambda: wgprim.segment_sort(x, [0, 6], descending=bad),
+                     lambda: sort(x.reshape(2, 3), descending=bad)):
+            with pytest.raises(TypeError, match="descending"):
+                call()
+    for bad in ("False", 0, [1]):
+        with pytest.raises(TypeError, match="stable"):
+            sort(x, stable=bad)
+        with pytest.raises(TypeError, match="stable"):
+            argsort(x, stable=bad)
+        with pytest.raises(TypeError, match="skip_digits"):
+            SortPlan(6, np.float32, skip_digits=bad)
+    for bad in ("yes", None, 1):
+        with pytest.raises(TypeError, match="exclusive"):
+            wgprim.segment_scan(x, [0, 6], exclusive=bad)
+    with pytest.raises(TypeError):
+        SortPlan(5.5, np.float32)
+    for call in (lambda: sort(x, axis=5), lambda: argsort(x, axis=-2), lambda: sort_pairs(x, x, axis=1),
+                 lambda: sort(x.reshape(2, 3), axis=2)):
+        with pytest.raises(np.exceptions.AxisError):
+            call()
+    for bad in ("x", 1.0, True):
+        with pytest.raises(TypeError, match="axis"):
+            sort(x, axis=bad)
+    for shape, axis in (((6,), 0), ((6,), None), ((2, 3), 0), ((2, 3), -1)):
+        with pytest.raises(ValueError, match="radix, bitonic"):
+            sort(x.reshape(shape), axis=axis, method="bogus")
+    np.testing.assert_array_equal(sort(x, axis=0, stable=None).numpy(), np.sort(x))
+    np.testing.assert_array_equal(wgprim.segment_scan(x, [0, 6], exclusive=True).numpy(),
+                                  np.concatenate([[0], np.cumsum(x)[:-1]]))

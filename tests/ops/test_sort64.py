@@ -14,6 +14,8 @@ from wgprim.api.sort import SortPlan, argsort, lexsort, sort, sort_pairs
 from wgprim.array import asarray
 from wgprim.device import binding_limit
 
+from support import force_ranking_path
+
 WIDE = [np.uint64, np.int64, np.float64]
 F64_SPECIALS = np.array([0.0, -0.0, np.inf, -np.inf, 1.0, -1.0, 5e-324, -5e-324, 2.2250738585072014e-308,
                          np.finfo(np.float64).max, np.finfo(np.float64).min], np.float64)
@@ -81,6 +83,17 @@ def test_hypothesis_float64(x, descending):
     check(x, descending)
 
 
+@pytest.mark.parametrize("path", ["splits", "no-subgroups"])
+def test_other_ranking_paths(path, monkeypatch):
+    """The chains on the split ranking (the default test run takes the match path)."""
+    force_ranking_path(path, monkeypatch)
+    rng = np.random.default_rng(len(path))
+    for dtype in WIDE:
+        check(keys64(6000, dtype, rng), descending=dtype == np.float64)
+    a, b = keys64(6000, np.float64, rng, few=True), rng.integers(0, 3, 6000).astype(np.float32)
+    np.testing.assert_array_equal(lexsort((a, b)).numpy(), np.lexsort((a, b)))
+
+
 def test_bits_of_equal_keys_kept():
     x = np.concatenate([NANS, [0.0, -0.0, -0.0, 0.0, 1.0]] * 40)
     check(x)
@@ -146,7 +159,7 @@ def test_segment_sort(dtype):
     the last offset sorted segment by segment, the rest left as it is."""
     rng = np.random.default_rng(6)
     n = 3000
-    with np.errstate(invalid="ignore"):  # float64 NaNs with payloads cast to float32
+    with np.errstate(invalid="ignore", over="ignore"):  # float64 NaNs and extremes cast to float32
         x = keys64(n, np.float64 if dtype == np.float32 else dtype, rng, few=True).astype(dtype)
     values = rng.integers(-(2**62), 2**62, n)
     offsets = np.array([10, 10, 15, 700, 2900, 2990])

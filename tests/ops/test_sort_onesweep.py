@@ -33,6 +33,7 @@ def random_keys(n, dtype, rng):
     if dt.kind == "f":
         x = (rng.standard_normal(n) * 1e3).astype(dt)
         x[rng.integers(0, n, max(1, n // 50))] = np.nan
+        x[rng.integers(0, n, max(1, n // 50))] = np.uint32(0xFFC0BEEF).view(np.float32)  # sign and payload
         x[rng.integers(0, n, max(1, n // 50))] = -0.0
         return x
     info = np.iinfo(dt)
@@ -48,11 +49,12 @@ def stable_order(x, descending=False):
 
 def check_all(x, descending=False):
     order = stable_order(x, descending)
-    np.testing.assert_array_equal(sort(x, descending=descending).numpy(), x[order])
+    bits = x[order].view(np.uint32)  # the input's own bits
+    np.testing.assert_array_equal(sort(x, descending=descending).numpy().view(np.uint32), bits)
     np.testing.assert_array_equal(argsort(x, descending=descending).numpy(), order)
     values = (np.arange(x.size, dtype=np.int64) * 7 - 11).astype(np.int32)
     k, v = sort_pairs(x, values, descending=descending)
-    np.testing.assert_array_equal(k.numpy(), x[order])
+    np.testing.assert_array_equal(k.numpy().view(np.uint32), bits)
     np.testing.assert_array_equal(v.numpy(), values[order])
 
 
@@ -219,25 +221,27 @@ def test_gl_backend_subprocess():
 
 def test_pass_pipelines_by_what_they_compile():
     """The key transforms and argsort's index flag are pipeline constants: a sort of
-    ascending u32 keys (identity transforms) runs every pass on one pipeline, an f32 sort
-    has its own first and last pass, and the results stay exact (with the output stored
-    whole and through windows)."""
+    ascending u32 keys (identity transforms) runs every pass on one pipeline, an i32 sort
+    has its own first and last pass, an f32 sort (raw bits, every pass takes its digit from
+    the key) one pipeline of its own for every pass; the results stay exact (with the
+    output stored whole and through windows)."""
     dev = get_device()
     rng = np.random.default_rng(21)
     u = _radix(dev, np.dtype(np.uint32), False)
+    i = _radix(dev, np.dtype(np.int32), False)
     f = _radix(dev, np.dtype(np.float32), True)
     first, middle, last = radix_sort.TRANSFORM_IN, 0, radix_sort.TRANSFORM_OUT
     assert u.pipe("keys", first) is u.pipe("keys", middle) is u.pipe("keys", last)
     assert u.pipe("pairs", first | radix_sort.INDEX_VALUES) is not u.pipe("pairs", first)
-    assert len({id(f.pipe("keys", flags)) for flags in (first, middle, last, first | last)}) == 4
-    assert f.pipe("keys", middle) is u.pipe("keys", middle)  # the mode matters only to a transform
+    assert len({id(i.pipe("keys", flags)) for flags in (first, middle, last, first | last)}) == 4
+    assert i.pipe("keys", middle) is u.pipe("keys", middle)  # an integer mode matters only to a transform
+    assert f.pipe("keys", first) is f.pipe("keys", middle) is f.pipe("keys", last) is not u.pipe("keys", middle)
     assert u.pipe("radix_scatter_keys", middle, windows=True) is not u.pipe("radix_scatter_keys", middle)
     x = rng.standard_normal(70_001).astype(np.float32)
     x[::97] = np.nan
     x[::101] = -0.0
-    nan = np.isnan(x)
-    descending = np.concatenate([x[nan], np.sort(x[~nan])[::-1]])  # NaN first, then largest
-    assert np.array_equal(sort(x, descending=True).numpy(), descending, equal_nan=True)
+    order = (x.size - 1 - np.argsort(x[::-1], kind="stable"))[::-1]  # NaN first, then largest, ties in order
+    assert np.array_equal(sort(x, descending=True).numpy().view(np.uint32), x[order].view(np.uint32))
     assert np.array_equal(argsort(x).numpy(), np.argsort(x, kind="stable"))
 
 

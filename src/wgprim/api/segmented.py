@@ -79,6 +79,7 @@ def segment_reduce(x, offsets, op="sum") -> Array:
 def segment_scan(x, offsets, op="sum", exclusive: bool = False) -> Array:
     """Scan of every segment on its own (inclusive, or exclusive from the identity), with
     op any operator of wgprim.scan. The result has x's length."""
+    exclusive = check_flag("exclusive", exclusive)
     arr = _one_dimensional(x, "segment_scan input", operators.NUMERIC)
     offs = check_offsets(offsets, arr.size)
     scanner = axis_scanner(arr.device, arr.dtype, op)
@@ -90,7 +91,7 @@ def segment_scan(x, offsets, op="sum", exclusive: bool = False) -> Array:
     _check_binding(arr)
     program = Program(arr.device, label="segment scan")
     offs_gpu = _upload_u32(arr.device, offs)
-    scanner.record_rows(program, arr, out, segments, bool(exclusive), offsets=offs_gpu.buffer, host_offsets=offs)
+    scanner.record_rows(program, arr, out, segments, exclusive, offsets=offs_gpu.buffer, host_offsets=offs)
     program.run()
     return out
 

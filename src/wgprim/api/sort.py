@@ -100,9 +100,10 @@ def sort(x, *, axis=-1, descending: bool = False, stable: bool = True, method: s
     return out
 
 
-def _sort_key(keys: Array, descending: bool, *more) -> tuple:
-    """The recording key of a sort of `keys` (and values of dtypes `more`)."""
-    return chains.sort_key(keys.device, (keys.dtype, *more), keys.size, descending)
+def _sort_key(keys: Array, descending: bool) -> tuple:
+    """The recording key of a sort of `keys` (what its recording depends on besides the
+    arrays and the settings)."""
+    return chains.sort_key(keys.device, (keys.dtype,), keys.size, descending)
 
 
 def sort_pairs(keys, values, *, axis=-1, descending: bool = False) -> tuple[Array, Array]:
@@ -121,7 +122,7 @@ def sort_pairs(keys, values, *, axis=-1, descending: bool = False) -> tuple[Arra
     vals_out = empty((v.size,), v.dtype, k.device)
     if k.size == 0:
         return keys_out, vals_out
-    run_recorded(k.device, (*_sort_key(k, descending, v.dtype), "pairs"), (k, v, keys_out, vals_out),
+    run_recorded(k.device, (*_sort_key(k, descending), "pairs"), (k, v, keys_out, vals_out),
                  lambda p, k, v, ko, vo: chains.record_any_sort(p, k, ko, v, vo, descending=descending), "sort pairs")
     return keys_out, vals_out
 

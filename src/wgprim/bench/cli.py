@@ -214,7 +214,8 @@ def _jobs(args, parser_error):
                 skipped[name] = f"no size is within its range of n, {p.min_n} to {p.max_n}"
             wanted += [(p, n, d) for d in dtypes for n in args.sizes if p.min_n <= n <= p.max_n]
         if args.dtype and not wanted and args.primitives != ["blockscan-claim"]:
-            parser_error(f"no chosen primitive takes dtype {', '.join(args.dtype)}")
+            takes = sorted({d for name in names for d in by_name[name].dtypes})
+            parser_error(f"no chosen primitive takes dtype {', '.join(args.dtype)} (they take {', '.join(takes)})")
     for p, n, d in wanted:
         if n < args.min_size:
             continue

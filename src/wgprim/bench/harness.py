@@ -161,8 +161,10 @@ def upload(lib: str, module, p: Primitive, inputs: tuple) -> tuple:
         return p.ref_inputs(lib, module, *inputs)
     if lib == "cupy":
         return tuple(module.asarray(a) for a in inputs)
-    # torch has little uint32 support: the same bits as int32 (same width, same work).
-    return tuple(module.from_numpy(np.ascontiguousarray(a.view(np.int32) if a.dtype == np.uint32 else a)).cuda()
+    # torch has little uint32 / uint64 support: the same bits as int32 / int64 (same width,
+    # same work).
+    signed = {np.dtype(np.uint32): np.int32, np.dtype(np.uint64): np.int64}
+    return tuple(module.from_numpy(np.ascontiguousarray(a.view(signed.get(a.dtype, a.dtype)))).cuda()
                  for a in inputs)
 
 

@@ -11,10 +11,16 @@
 //   - a stage of stride j >= LOCAL pairs keys of different tiles: one dispatch each
 //     (bitonic_global), because only a dispatch boundary makes one workgroup's writes
 //     visible to another.
-// Keys are worked on as order-preserving u32 (radix_keys.wgsl, in the preamble), so the
-// network only compares unsigned integers; the first dispatch transforms, the last one
-// transforms back and writes the n real keys.
-// The preamble defines WG and LOCAL (= 2 * WG * PAIRS, a power of two).
+// The network sorts elements of the preamble's type `Elem` (ops/bitonic.py): a key's order
+// key (radix_keys.wgsl, to_radix), and where equal keys may differ in bits (float32:
+// -0.0 and +0.0, NaN payloads) the key's position too, which makes the network stable.
+// The first dispatch loads (elem_load), the last one writes the n real keys' own bits
+// (elem_bits). The preamble defines WG, LOCAL (= 2 * WG * PAIRS, a power of two) and:
+//   alias Elem;
+//   fn elem_load(i: u32) -> Elem      input key i as an element
+//   fn elem_pad() -> Elem             the padding, after every element
+//   fn elem_after(a: Elem, b: Elem) -> bool
+//   fn elem_bits(e: Elem) -> u32      the input bits of the key the element stands for
 
 const PAIRS: u32 = LOCAL / (2u * WG);  // compare-exchanges per invocation per stage
 
@@ -34,10 +40,10 @@ struct Params {
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
-@group(0) @binding(2) var<storage, read_write> work: array<u32>;
+@group(0) @binding(2) var<storage, read_write> work: array<Elem>;
 @group(0) @binding(3) var<storage, read_write> dst: array<u32>;
 
-var<workgroup> tile: array<u32, LOCAL>;
+var<workgroup> tile: array<Elem, LOCAL>;
 
 fn group_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
@@ -62,10 +68,10 @@ fn bitonic_local(@builtin(workgroup_id) wid: vec3<u32>,
   let base = group * LOCAL;
   let load_input = (params.flags & LOAD_INPUT) != 0u;
   for (var i = t; i < LOCAL; i += WG) {
-    var key = 0xffffffffu;  // padding: the largest key, never written out
+    var key = elem_pad();  // padding: after every element, never written out
     if (load_input) {
       if (base + i < params.n) {
-        key = to_radix(src[base + i], params.mode);
+        key = elem_load(base + i);
       }
     } else {
       key = work[base + i];
@@ -81,7 +87,7 @@ fn bitonic_local(@builtin(workgroup_id) wid: vec3<u32>,
         let x = tile[a];
         let y = tile[b];
         let ascending = ((base + a) & k) == 0u;
-        if ((x > y) == ascending) {
+        if (elem_after(x, y) == ascending) {
           tile[a] = y;
           tile[b] = x;
         }
@@ -92,7 +98,7 @@ fn bitonic_local(@builtin(workgroup_id) wid: vec3<u32>,
   if ((params.flags & STORE_OUTPUT) != 0u) {
     for (var i = t; i < LOCAL; i += WG) {
       if (base + i < params.n) {
-        dst[base + i] = from_radix(tile[i], params.mode);
+        dst[base + i] = elem_bits(tile[i]);
       }
     }
   } else {
@@ -116,7 +122,7 @@ fn bitonic_global(@builtin(workgroup_id) wid: vec3<u32>,
   let x = work[a];
   let y = work[b];
   let ascending = (a & params.k) == 0u;
-  if ((x > y) == ascending) {
+  if (elem_after(x, y) == ascending) {
     work[a] = y;
     work[b] = x;
   }

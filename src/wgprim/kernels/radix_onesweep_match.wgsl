@@ -11,7 +11,7 @@ var<workgroup> os_early: array<atomic<u32>, RADIX>;
 
 fn count_key_item(j: u32) {
   if (tile_position(j) < m_valid) {
-    atomicAdd(&os_early[digit_of(match_keys[j])], 1u);
+    atomicAdd(&os_early[held_digit(match_keys[j])], 1u);
   }
 }
 

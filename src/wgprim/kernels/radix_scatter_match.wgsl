@@ -1,7 +1,7 @@
 // Radix scatter ranked by subgroup match (the path for adapters with subgroups).
 //
-// Joined after radix_sort.wgsl (its Params, bindings, load_key, digit_of, group_index and
-// the count kernel); the preamble (ops/radix_sort.py) defines WG (256, 384 or 512: at
+// Joined after radix_sort.wgsl (its Params, bindings, held, held_digit, stored, pad_bits,
+// group_index and the count kernel); the preamble (ops/radix_sort.py) defines WG (256, 384 or 512: at
 // least one invocation per digit), ITEMS, MAX_SG (the workgroup's subgroups) and the
 // variants SHUFFLE, RANK_MODE and LOOKBACK (below).
 // Needs the device's subgroup feature (naga rejects the `enable subgroups;` directive).
@@ -119,12 +119,13 @@ fn tile_position(j: u32) -> u32 {
 
 fn load_key_item(j: u32) {
   let p = tile_position(j);
-  // Past the end: the largest key, ranked after every real key. The load (clamped into the
-  // binding) is made anyway: a select, not a branch, so that a tile's loads go out together
-  // (2^26 keys on an H200: 2.949 against 3.001 ms with a branch; the same for the values of
-  // pairs lost, 3.484 against 3.384 ms, so those keep their branch; 2026-12-01).
-  let key = load_key(min(m_base + p, arrayLength(&keys_in) - 1u));
-  match_keys[j] = select(0xffffffffu, key, p < m_valid);
+  // Past the end: pad_bits, whose key is the largest, ranked after every real key. The
+  // load (clamped into the binding) is made anyway: a select, not a branch, so that a
+  // tile's loads go out together (2^26 keys on an H200: 2.949 against 3.001 ms with a
+  // branch; the same for the values of pairs lost, 3.484 against 3.384 ms, so those keep
+  // their branch; 2026-12-01).
+  let key = held(keys_in[min(m_base + p, arrayLength(&keys_in) - 1u)]);
+  match_keys[j] = select(pad_bits(), key, p < m_valid);
 }
 
 // Values in the same layout as the keys (pairs only).
@@ -163,7 +164,7 @@ fn peers_of(d: u32) -> vec4<u32> {
 // Step 2 for item j, one item at a time (all items j' < j of this subgroup are ranked
 // before; RANK_MODE 1-3).
 fn rank_item(j: u32) {
-  let d = digit_of(match_keys[j]);
+  let d = held_digit(match_keys[j]);
   if (RANK_MODE == 1u) {
     let half = (d >> 7u) * 16u;
     match_ranks[j] = (atomicAdd(&match_shared[m_counters + (d & 127u)], 1u << half) >> half) & 0xffffu;
@@ -193,7 +194,7 @@ fn rank_item(j: u32) {
 // items' adds to one counter is the order of the subgroup's atomic instructions, item j's
 // before item j+1's.
 fn rank_issue_item(j: u32) {
-  let d = digit_of(match_keys[j]);
+  let d = held_digit(match_keys[j]);
   let peers = peers_of(d);
   let lower = peers & m_below;
   let lowest = all(lower == vec4<u32>(0u));
@@ -204,7 +205,7 @@ fn rank_issue_item(j: u32) {
 }
 
 fn rank_finish_item(j: u32) {
-  let half = (digit_of(match_keys[j]) >> 7u) * 16u;
+  let half = (held_digit(match_keys[j]) >> 7u) * 16u;
   let first = subgroupShuffle(match_ranks[j], match_dests[j] >> 16u);
   match_ranks[j] = ((first >> half) & 0xffffu) + (match_dests[j] & 0xffffu);
 }
@@ -214,7 +215,7 @@ fn place_item(j: u32) {
   if (RANK_MODE == 2u) {
     return;
   }
-  let d = digit_of(match_keys[j]);
+  let d = held_digit(match_keys[j]);
   let run_start = atomicLoad(&match_shared[m_counters + (d & 127u)]) >> ((d >> 7u) * 16u);
   match_ranks[j] += run_start & 0xffffu;
 }
@@ -231,12 +232,11 @@ fn move_val_item(j: u32) {
 fn write_key_item(k: u32) {
   let p = k * WG + m_t;
   if (p < m_valid) {
-    var key = atomicLoad(&match_shared[p]);
+    let key = atomicLoad(&match_shared[p]);
     // RANK_MODE 2 (measurement): back to where the key was read.
-    let dest = select(match_digit_base[digit_of(key)] + p, m_base + p, RANK_MODE == 2u);
+    let dest = select(match_digit_base[held_digit(key)] + p, m_base + p, RANK_MODE == 2u);
     match_dests[k] = dest;
-    key = output_key(key);
-    store_key(dest, key);
+    store_key(dest, stored(key));
   }
 }
 
@@ -251,11 +251,10 @@ fn write_val_item(k: u32) {
 // from the invocation that holds it.
 fn write_key_direct_item(j: u32) {
   if (tile_position(j) < m_valid) {
-    var key = match_keys[j];
-    let dest = select(match_digit_base[digit_of(key)] + match_ranks[j], m_base + tile_position(j), RANK_MODE == 2u);
+    let key = match_keys[j];
+    let dest = select(match_digit_base[held_digit(key)] + match_ranks[j], m_base + tile_position(j), RANK_MODE == 2u);
     match_dests[j] = dest;
-    key = output_key(key);
-    store_key(dest, key);
+    store_key(dest, stored(key));
   }
 }
 
@@ -426,7 +425,7 @@ fn match_rank_loaded(sid: u32, lane: u32, size: u32, nsg: u32) {
     match_digit_start[u] = start & 0xffffu;
     match_digit_start[u + 128u] = start >> 16u;
     match_digit_count[u] = total & 0xffffu;
-    // Padding keys past the end (0xffffffff) all have digit 255.
+    // Padding keys past the end (pad_bits: key all ones) all have digit 255.
     match_digit_count[u + 128u] = (total >> 16u) - select(0u, MATCH_TILE - m_valid, u == 127u);
   }
   workgroupBarrier();

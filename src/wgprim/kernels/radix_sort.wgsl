@@ -13,11 +13,16 @@
 //                  after this file): one ranking per key by subgroup match.
 // No workgroup reads what another one writes in the same dispatch.
 //
-// Keys travel between passes as order-preserving u32 ("transformed"): the first pass
-// transforms the input (flag TRANSFORM_IN), the last one undoes it (flag TRANSFORM_OUT).
+// A sort returns the input's own bits (a bitwise permutation of its input). Integer keys
+// travel between passes as order-preserving u32 (their order key is a bijection): the
+// first pass transforms the input (flag TRANSFORM_IN), the last one undoes it (flag
+// TRANSFORM_OUT). Float keys would lose bits that way (-0.0's sign, NaN payloads): they
+// travel as the input's raw bits and every pass takes its digit from their key
+// (radix_key, radix_keys.wgsl). `held`, `key_of` and `stored` say what a pass holds,
+// compares and writes; a partial tile is padded with pad_bits (key all ones: last).
 //
 // The preamble (ops/radix_sort.py) defines WG and ITEMS as constants (function-scope
-// arrays need constant sizes), the key transforms to_radix/from_radix (radix_keys.wgsl)
+// arrays need constant sizes), the key transforms radix_key/radix_pad (radix_keys.wgsl)
 // and the block scan of u32 sums (ops/block_scan.py: Invocation,
 // block_exclusive_scan_total).
 
@@ -26,8 +31,8 @@ const PADDED: u32 = TILE + TILE / 32u; // one spare slot every 32 avoids bank co
 const RADIX: u32 = 256u;
 const ROWS: u32 = 8u;                  // counter rows: 16 digits of 4 bits, two u16 per word
 
-const TRANSFORM_IN: u32 = 1u;   // keys_in holds user keys: transform them when loading
-const TRANSFORM_OUT: u32 = 2u;  // last pass: write user keys back
+const TRANSFORM_IN: u32 = 1u;   // integer keys: the pass loads user keys (transforms them)
+const TRANSFORM_OUT: u32 = 2u;  // integer keys: the last pass writes user keys back
 const INDEX_VALUES: u32 = 4u;   // first pass of argsort: the value of key i is i
 
 // Keys beyond one storage binding are read in binding-sized chunks (one dispatch per
@@ -125,31 +130,63 @@ fn slot(i: u32) -> u32 {
 
 // The sorter's key mode (kind | DESCENDING, radix_keys.wgsl) and the pass's flags
 // (TRANSFORM_IN in the first pass, TRANSFORM_OUT in the last, INDEX_VALUES in argsort's
-// first): pipeline constants, so that the other passes carry no transform code at all.
-// With the mode and the flags read from `params` at run time, every pass of a 2^26-key
-// sort took 1.14 ms on an H200 against 0.74 (the first pass 1.11 when only it applied the
-// transform) (2026-12-01).
+// first): pipeline constants, so that the passes of integer keys between the first and
+// the last carry no transform code at all (and float passes only the key). With the mode
+// and the flags read from `params` at run time, every pass of a 2^26-key sort took 1.14
+// ms on an H200 against 0.74 (the first pass 1.11 when only it applied the transform)
+// (2026-12-01).
 override KEY_MODE: u32 = 0u;
 override PASS_FLAGS: u32 = 0u;
 
-fn load_key(i: u32) -> u32 {
-  let raw = keys_in[i];
-  if ((PASS_FLAGS & TRANSFORM_IN) != 0u) {
-    return to_radix(raw, KEY_MODE);
-  }
-  return raw;
+// Float keys move as raw bits (every pass takes the digit from their key).
+fn raw_keys() -> bool {
+  return (KEY_MODE & 3u) == KIND_F32;
 }
 
-// The key as the last pass writes it (the user's bits back).
-fn output_key(key: u32) -> u32 {
-  if ((PASS_FLAGS & TRANSFORM_OUT) != 0u) {
-    return from_radix(key, KEY_MODE);
+// What a pass holds and moves for the bits it loads from keys_in.
+fn held(bits: u32) -> u32 {
+  if (!raw_keys() && (PASS_FLAGS & TRANSFORM_IN) != 0u) {
+    return to_radix(bits, KEY_MODE);
   }
-  return key;
+  return bits;
+}
+
+// The order key of what a pass holds.
+fn key_of(h: u32) -> u32 {
+  if (raw_keys()) {
+    return radix_key(h, KEY_MODE);
+  }
+  return h;
+}
+
+// What a pass writes for what it holds (the last pass of integer keys: the user's bits).
+fn stored(h: u32) -> u32 {
+  if (!raw_keys() && (PASS_FLAGS & TRANSFORM_OUT) != 0u) {
+    return from_radix(h, KEY_MODE);
+  }
+  return h;
+}
+
+// What pads a partial tile: held bits whose key is all ones (digit 255 in every pass).
+fn pad_bits() -> u32 {
+  if (raw_keys()) {
+    return radix_pad(KEY_MODE);
+  }
+  return 0xffffffffu;
+}
+
+// The key of key i (what counts, probes and histograms need: digits only).
+fn load_key(i: u32) -> u32 {
+  return key_of(held(keys_in[i]));
 }
 
 fn digit_of(key: u32) -> u32 {
   return (key >> params.shift) & 0xffu;
+}
+
+// This pass's digit of held bits.
+fn held_digit(h: u32) -> u32 {
+  return digit_of(key_of(h));
 }
 
 // ---- probe: which bits vary among the keys -------------------------------------------
@@ -303,7 +340,7 @@ fn rank_4bits(inv: Invocation, shift: u32) {
     counters[r * WG + t] = 0u;
   }
   for (var j = 0u; j < ITEMS; j++) {
-    let d = (keys[j] >> shift) & 15u;
+    let d = (key_of(keys[j]) >> shift) & 15u;
     let at = (d & 7u) * WG + t;
     let half = (d >> 3u) * 16u;
     let c = counters[at];
@@ -326,7 +363,7 @@ fn rank_4bits(inv: Invocation, shift: u32) {
   }
   workgroupBarrier();
   for (var j = 0u; j < ITEMS; j++) {
-    let d = (keys[j] >> shift) & 15u;
+    let d = (key_of(keys[j]) >> shift) & 15u;
     ranks[j] += (counters[(d & 7u) * WG + t] >> ((d >> 3u) * 16u)) & 0xffffu;
   }
 }
@@ -354,14 +391,14 @@ fn permute_vals(t: u32) {
   }
 }
 
-// Coalesced load of the tile (past the end: the largest key, which stays last), then
-// transposed to blocked order through workgroup memory.
+// Coalesced load of the tile (past the end: pad_bits, whose key is the largest: they
+// stay last), then transposed to blocked order through workgroup memory.
 fn load_tile_keys(t: u32, base: u32, valid: u32) {
   for (var k = 0u; k < ITEMS; k++) {
     let i = k * WG + t;
-    var key = 0xffffffffu;
+    var key = pad_bits();
     if (i < valid) {
-      key = load_key(base + i);
+      key = held(keys_in[base + i]);
     }
     exchange[slot(i)] = key;
   }
@@ -417,11 +454,11 @@ fn sort_tile_runs(t: u32, valid: u32) {
   for (var k = 0u; k < ITEMS; k++) {
     let p = k * WG + t;
     if (p < valid) {
-      let d = digit_of(exchange[slot(p)]);
-      if (p == 0u || digit_of(exchange[slot(p - 1u)]) != d) {
+      let d = held_digit(exchange[slot(p)]);
+      if (p == 0u || held_digit(exchange[slot(p - 1u)]) != d) {
         digit_base[d] = p;
       }
-      if (p + 1u == valid || digit_of(exchange[slot(p + 1u)]) != d) {
+      if (p + 1u == valid || held_digit(exchange[slot(p + 1u)]) != d) {
         counters[d] = p + 1u;
       }
     }
@@ -437,7 +474,7 @@ fn tile_dests(t: u32, offset: u32) {
   workgroupBarrier();
   for (var k = 0u; k < ITEMS; k++) {
     let p = k * WG + t;
-    dests[k] = digit_base[digit_of(exchange[slot(p)])] + p;
+    dests[k] = digit_base[held_digit(exchange[slot(p)])] + p;
   }
 }
 
@@ -467,9 +504,7 @@ fn write_keys(t: u32, valid: u32) {
   for (var k = 0u; k < ITEMS; k++) {
     let p = k * WG + t;
     if (p < valid) {
-      var key = exchange[slot(p)];
-      key = output_key(key);
-      store_key(dests[k], key);
+      store_key(dests[k], stored(exchange[slot(p)]));
     }
   }
 }

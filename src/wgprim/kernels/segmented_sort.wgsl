@@ -163,8 +163,14 @@ fn sort_small(@builtin(workgroup_id) wid: vec3<u32>,
         limit = min(len, params.keep);
       }
       if (pos < limit) {
-        keys_out[base + pos] = from_radix(sk[e], params.mode);
         let tie = si[e];
+        // The key's own bits, from its position (a carried tie-breaker is no position:
+        // those keys come back from their order key).
+        if (params.value_mode == VALUES_CARRIED) {
+          keys_out[base + pos] = from_radix(sk[e], params.mode);
+        } else {
+          keys_out[base + pos] = keys_in[b.x + tie];
+        }
         if (params.value_mode == VALUES_GATHER) {
           vals_out[base + pos] = vals_in[b.x + tie];
         } else if (params.value_mode != VALUES_NONE) {
@@ -221,9 +227,7 @@ fn gather_sorted(@builtin(workgroup_id) wid: vec3<u32>,
   }
   let q = offsets[j];
   let orig = seg_list[q];
-  // Canonical key: NaNs as the quiet NaN, -0.0 as +0.0 (as the radix sort returns them).
-  let plain = params.mode & 3u;
-  keys_out[j] = from_radix(to_radix(keys_in[orig], plain), plain);
+  keys_out[j] = keys_in[orig];  // the key's own bits
   if (params.value_mode == VALUES_GATHER) {
     vals_out[j] = vals_in[orig];
   } else if (params.value_mode == VALUES_POSITION) {

@@ -30,7 +30,8 @@ UNIQUE = {
     "sorted": (True, "the values are always sorted"),
 }
 SORT = {
-    "order": (None, "structured arrays are not supported: sort keys are uint32, int32 or float32"),
+    "order": (None, "structured arrays are not supported: sort keys are uint32, int32, float32, uint64, int64 "
+                    "or float64 (several keys: wgprim.lexsort)"),
 }
 # Every numpy kind is satisfied by a stable sort (the others leave ties in any order).
 NUMPY_SORT_KINDS = (None, "stable", "mergesort", "quicksort", "heapsort")

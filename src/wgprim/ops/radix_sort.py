@@ -14,8 +14,11 @@ The scatter ranks keys by subgroup match (kernels/radix_scatter_match.wgsl; the 
 tiles and the measured variants are the MATCH_* and ONESWEEP_* constants below) on adapters
 with subgroups, else by two 4-bit splits (kernels/radix_sort.wgsl); the passes follow each
 other in the same Program, so a whole sort is one submit. Keys move between two buffers
-(the output and one temporary), transformed to an order-preserving u32 by the first pass
-and back by the last one.
+(the output and one temporary). Integer keys (their order key is a bijection) are turned
+into order-preserving u32 by the first pass and back by the last one; float keys, whose
+order key forgets bits (-0.0's sign, NaN payloads), move as the input's own bits and every
+pass takes its digit from their key (kernels/radix_sort.wgsl, key_of), so that a sort
+returns the input's bits.
 
 Passes whose digit is equal in every key change nothing and can be skipped. Knowing
 which ones needs the keys: `probe()` runs one read-only dispatch (OR and AND of all
@@ -244,6 +247,7 @@ class RadixSorter:
         self.device = device
         self.dtype = np.dtype(dtype)
         self.mode = KIND[self.dtype] | (DESCENDING if descending else 0)
+        self.raw_keys = self.dtype.kind == "f"  # passes move raw bits (kernels/radix_sort.wgsl)
         self.items = match_items(device)
         self.match = self.items > 0
         if self.match:
@@ -282,14 +286,16 @@ class RadixSorter:
     def pipe(self, name: str, flags: int = 0, windows: bool = False):
         """The pipeline of entry `name` for a pass with `flags`, storing through output
         windows or not: the key mode, the pass's TRANSFORM_IN / TRANSFORM_OUT /
-        INDEX_VALUES bits and `windows` are pipeline constants (see load_key and store_key
-        in kernels/radix_sort.wgsl). Combinations that compile to the same code share one
-        pipeline: the mode matters only to a pass that transforms, and the transforms of
-        ascending u32 keys are the identity."""
+        INDEX_VALUES bits and `windows` are pipeline constants (see held, key_of and
+        store_key in kernels/radix_sort.wgsl). Combinations that compile to the same code
+        share one pipeline: for integer keys the mode matters only to a pass that
+        transforms, and the transforms of ascending u32 keys are the identity; float keys
+        take their digits from the raw bits in every pass, which the transform flags do
+        not change."""
         flags &= TRANSFORM_IN | TRANSFORM_OUT | INDEX_VALUES
-        if self.mode == 0:
+        if self.mode == 0 or self.raw_keys:
             flags &= INDEX_VALUES
-        mode = self.mode if flags & (TRANSFORM_IN | TRANSFORM_OUT) else 0
+        mode = self.mode if self.raw_keys or flags & (TRANSFORM_IN | TRANSFORM_OUT) else 0
         windows = windows or not STORE_WHOLE
         key = (name, mode, flags, windows)
         if key not in self.pipes:
