@@ -11,7 +11,8 @@
 // barrier). A row stops counting once the chosen bin holds exactly the rank still
 // wanted: every element matching the prefix is then among the k. The k chosen are
 // appended to the row's slots, and each slot's rank among them (composite order) places
-// it in the output: best first, ties by lower index.
+// it in the output: best first, ties by lower index; the value is read again from the
+// row (its own bits: a key stands for both zeros and every NaN).
 // Bins rotate through three sets per row: set s % 3 is counted in step s and read after
 // its barrier, set (s + 2) % 3 is cleared then (read in step s - 1, counted in s + 2:
 // a barrier lies between each of these).
@@ -179,7 +180,7 @@ fn topk_rows(@builtin(workgroup_id) wid: vec3<u32>,
           rank += 1u;
         }
       }
-      out_vals[row * k + rank] = from_radix(key, MODE);
+      out_vals[row * k + rank] = src[base + j];  // the input's own bits
       out_index[row * k + rank] = j;
     }
   }

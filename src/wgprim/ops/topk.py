@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from wgprim.array import Array, empty
+from wgprim.ops import order_key
 from wgprim.ops.segmented import _mode
 from wgprim.program import Program, get_pipeline
 
@@ -32,32 +33,105 @@ U32 = np.dtype(np.uint32)
 # (512: 0.93, 2048: 0.88).
 MAX_GROUPS = 1024
 CAP = 16384  # candidates kept after a pass (kernels/topk_select.wgsl)
-STEPS = 6      # three key digits, three index digits
+MAX_STEPS = 9  # three levels (two key words and the index) of three digits
 STATE_WORDS = 16
+STATE_FIXED_BYTES = 4 * 8  # where the fixed words (key words, then the index) start in the state
+HIST_WORDS = MAX_STEPS * 4096 + 2  # + 2 append counters
+# The chosen are ranked by comparing each with all (kernels/topk_select.wgsl, topk_rank)
+# up to this many; more go through two stable sorts (api/topk.py).
+RANK_MAX = 4096
+# A 1-D array this short is ranked whole, in one dispatch (no select).
+RANK_ALL_UP_TO = 2048
+KEY_DTYPES = tuple(np.dtype(t) for t in (np.uint32, np.int32, np.float32, np.uint64, np.int64, np.float64))
+_WGSL = {"u": "u32", "i": "i32", "f": "f32"}
+
+_NARROW = """alias Raw = u32;
+const KEY_WORDS: u32 = 1u;
+const PER_VEC: u32 = 4u;
+fn raw_in(v: vec4<u32>, c: u32) -> Raw { return v[c]; }
+fn key_word(k: OrderKey, level: u32) -> u32 { return k; }
+fn key_less(a: OrderKey, b: OrderKey) -> bool { return a < b; }
+"""
+_WIDE = """alias Raw = vec2<u32>;
+const KEY_WORDS: u32 = 2u;
+const PER_VEC: u32 = 2u;
+fn raw_in(v: vec4<u32>, c: u32) -> Raw { return select(v.zw, v.xy, c == 0u); }
+fn key_word(k: OrderKey, level: u32) -> u32 { return select(k.x, k.y, level == 0u); }
+fn key_less(a: OrderKey, b: OrderKey) -> bool { return key64_less(a, b); }
+"""
 
 
-def record_select(p: Program, keys: Array, k: int, largest: bool, cap: int = CAP) -> tuple[Array, Array]:
-    """Record the radix select of the k best of the 1-D `keys` into `p`: returns the k
-    chosen (raw key, index) pairs, unsorted (kernels/topk_select.wgsl)."""
-    dev, n = keys.device, keys.size
-    mode = _mode(keys.dtype, largest)
-    hist, state = p.temp((STEPS * 4096 + 2) * 4), p.temp(STATE_WORDS * 4)  # + 2 append counters
-    cand_keys, cand_index = p.temp(4 * cap), p.temp(4 * cap)
-    out_keys = Array(p.temp(4 * k), keys.dtype, (k,), dev)
-    out_index = Array(p.temp(4 * k), U32, (k,), dev)
-    groups = min(-(-n // (WG * 16)), MAX_GROUPS)
-    params = p.params(n, k, groups)
-    constants = {"WG": WG, "MODE": mode, "CAP": cap}
-    pipe = lambda entry, step=0: get_pipeline(  # noqa: E731
-        dev, ("order_key", "radix_keys", "topk_select"), "", entry, {**constants, "STEP": step})
-    bound = {0: params, 1: keys.buffer, 2: hist, 3: state, 4: cand_keys, 5: cand_index,
-             6: out_keys.buffer, 7: out_index.buffer}
-    p.dispatch("topk clear", pipe("topk_clear"), {0: params, 2: hist, 3: state}, -(-(STEPS * 4096 + 2) // WG))
-    for step in range(STEPS):
-        p.dispatch("topk pass", pipe("topk_pass", step), bound, groups)
-        p.dispatch("topk pick", pipe("topk_pick", step), {2: hist, 3: state}, 1)
-    p.dispatch("topk take", pipe("topk_take"), bound, groups)
-    return out_keys, out_index
+def select_preamble(dt: np.dtype) -> str:
+    """What kernels/topk_select.wgsl expects of the preamble, for keys of dtype dt: the
+    order keys of ops/order_key.py over the values' bits (64-bit values: two words)."""
+    dt = np.dtype(dt)
+    wide = dt.itemsize == 8
+    t = "vec2<u32>" if wide else _WGSL[dt.kind]
+    return (f"alias T = {t};\n" + order_key.preamble(dt) + (_WIDE if wide else _NARROW)
+            + "fn raw_key(r: Raw) -> OrderKey { let k = key(bitcast<T>(r)); return select(k, ~k, DESCENDING); }\n")
+
+
+def _pipeline(device, dt, entry: str, **constants):
+    return get_pipeline(device, "topk_select", select_preamble(dt), entry, {"WG": WG, **constants})
+
+
+class Selection:
+    """The steps of one radix select recorded into a Program (kernels/topk_select.wgsl):
+    its state (the fixed words: key, then index) and the (raw key, index) pairs it chose."""
+
+    def __init__(self, p: Program, keys: Array, k: int, largest: bool = False, cap: int = CAP,
+                 mode: str = "topk"):
+        """mode "topk": the k best are appended to `chosen` (unsorted); "key": only the k-th
+        key is fixed (state words FIXED..); "element": the k-th key and its index (the
+        element a stable sort puts at rank k)."""
+        dev, n, dt = keys.device, keys.size, keys.dtype
+        self.program, self.keys, self.k, self.dtype = p, keys, k, dt
+        key_only, write_out = mode == "key", mode == "topk"
+        levels = (2 if dt.itemsize == 8 else 1) + (0 if key_only else 1)
+        self.hist, self.state = p.temp(HIST_WORDS * 4), p.temp(STATE_WORDS * 4)
+        cand_keys, cand_index = p.temp(dt.itemsize * cap), p.temp(4 * cap)
+        chosen = k if write_out else 1
+        self.chosen_keys = Array(p.temp(dt.itemsize * chosen), dt, (chosen,), dev)
+        self.chosen_index = Array(p.temp(4 * chosen), U32, (chosen,), dev)
+        groups = min(-(-n // (WG * 16)), MAX_GROUPS)
+        self.params = p.params(n, k, groups)
+        self.constants = {"DESCENDING": bool(largest), "CAP": cap, "KEY_ONLY": key_only,
+                          "EARLY_STOP": mode == "topk", "WRITE_OUT": write_out}
+        self.bound = {0: self.params, 1: keys.buffer, 2: self.hist, 3: self.state, 4: cand_keys, 5: cand_index,
+                      6: self.chosen_keys.buffer, 7: self.chosen_index.buffer}
+        p.dispatch("select clear", self._pipe("topk_clear"), {0: self.params, 2: self.hist, 3: self.state},
+                   -(-HIST_WORDS // WG))
+        for step in range(3 * levels):
+            p.dispatch("select pass", self._pipe("topk_pass", step), self.bound, groups)
+            p.dispatch("select pick", self._pipe("topk_pick", step), {2: self.hist, 3: self.state}, 1)
+        if write_out:
+            p.dispatch("select take", self._pipe("topk_take"), self.bound, groups)
+        self.groups = groups
+
+    def _pipe(self, entry: str, step: int = 0, **more):
+        return _pipeline(self.program.device, self.dtype, entry, **self.constants, STEP=step, **more)
+
+    def record_kth(self, value: Array, index: Array) -> None:
+        """Write the element the select fixed (mode "element") into value[0], index[0]."""
+        bound = {**self.bound, 6: value.buffer, 7: index.buffer}
+        del bound[2], bound[4], bound[5], bound[0]
+        self.program.dispatch("select kth", self._pipe("select_kth"), bound, 1)
+
+
+def record_rank(p: Program, keys: Array, k: int, largest: bool, values: Array, indices: Array,
+                chosen: "Selection | None" = None) -> None:
+    """Write the k best of keys (or of the pairs a Selection chose), best first and ties by
+    lower index, into values (their bits) and indices: each ranked against all."""
+    dev, dt = keys.device, keys.dtype
+    rank_all = chosen is None
+    m = keys.size if rank_all else k
+    if rank_all:
+        pairs = {6: p.temp(16), 7: p.temp(16)}
+    else:
+        pairs = {6: chosen.chosen_keys.buffer, 7: chosen.chosen_index.buffer}
+    pipe = _pipeline(dev, dt, "topk_rank", DESCENDING=bool(largest), RANK_ALL=rank_all)
+    p.dispatch("topk rank", pipe, {0: p.params(keys.size, k, 0), 1: keys.buffer, **pairs, 8: values.buffer,
+                                   9: indices.buffer}, -(-m // WG))
 
 
 ROWS_MAX_K = 64         # kernels/topk_rows.wgsl: slots per row
