@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from wgprim.api.sort import argsort_with_keys
+from wgprim.api.topk import _check_movable
 from wgprim.array import Array, empty
 from wgprim.ops import partition as partition_ops
 from wgprim.ops import numpy_options
@@ -96,6 +97,7 @@ def kth_smallest(x, k, axis=-1) -> tuple[Array, Array]:
     if not 0 <= kk < length:
         raise ValueError(f"k = {k} is out of range for {length} elements")
     if ax != arr.ndim - 1:
+        _check_movable(arr)
         arr = move_axis(arr, ax)
     shape = arr.shape[:-1]
     dev = arr.device
@@ -137,6 +139,8 @@ def _along_axis(what: str, a, kth, axis) -> Array:
     if arr.ndim == 1:
         return _partition_1d(what, arr, kths)
     last = ax == arr.ndim - 1
+    if not last:
+        _check_movable(arr)
     moved = arr if last else move_axis(arr, ax)
     out = _partition_rows(what, moved, kths)
     return out if last else move_axis(out, ax, back=True, shape=arr.shape)

@@ -26,6 +26,12 @@ def _check_k(k, n: int) -> int:
     return int(k)
 
 
+def _check_movable(arr: Array) -> None:
+    # TEMPORARY (until the 8-byte move_axis of the sort64 branch is merged)
+    if arr.itemsize != 4:
+        raise NotImplementedError("8-byte values along another axis than the last: np.moveaxis(x, axis, -1) first")
+
+
 def _select_1d(keys: Array, k: int, largest: bool, cap: int = CAP) -> tuple[Array, Array]:
     dev, n = keys.device, keys.size
     values = empty((k,), keys.dtype, dev)
@@ -72,6 +78,7 @@ def topk(x, k, axis=-1, largest: bool = True, sorted: bool = True) -> tuple[Arra
     ax = normalize_axis(axis, arr.ndim)
     if ax != arr.ndim - 1:  # along a middle axis: move it last on the GPU, select, move back
         _check_k(k, arr.shape[ax])
+        _check_movable(arr)
         values, indices = topk(move_axis(arr, ax), k, -1, largest, sorted)
         shape = arr.shape[:ax] + (int(k),) + arr.shape[ax + 1:]
         return move_axis(values, ax, True, shape), move_axis(indices, ax, True, shape)

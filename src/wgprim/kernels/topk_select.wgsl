@@ -5,9 +5,9 @@
 //
 // An element is its composite key: the words of its order key (kernels/order_key.wgsl;
 // one word for 32-bit values, two for 64-bit: high, then low), then its index. Each word
-// is a level of three digit steps (12, 12 and 8 bits); STEP (a pipeline constant) runs
-// from 0 to 3 * levels - 1, each a pass (topk_pass, many workgroups) then a pick
-// (topk_pick, one workgroup). A pass histograms the current digit of the elements that
+// is a level of three digit steps (12, 12 and 8 bits); steps run from 0 to 3 * levels - 1,
+// each a pass (topk_pass, many workgroups; STEP a pipeline constant, the per-element path
+// compiled for its step) then a pick (topk_pick, one workgroup; the step a parameter). A pass histograms the current digit of the elements that
 // match every digit fixed so far (workgroup atomics, one global atomicAdd per non-empty
 // bin); the pick finds the bin of the rank still wanted and fixes the digit. A level's
 // word is fixed once its three steps are done (state FIXED + level).
@@ -27,6 +27,12 @@
 // the fixed words. topk_rank then writes each chosen pair at its rank.
 // Every pass reads the state the previous dispatches left; appends only claim slots
 // (atomicAdd on a counter): the order is fixed by the rank that follows.
+// Arrays beyond one storage binding: each pass and the take is one dispatch per window
+// of the array (params.base: its first index); the candidates are read by the first
+// window's dispatch only.
+// Arrays beyond one storage binding: each pass and the take is one dispatch per window
+// of the array (params.base its first index); the candidates are read by the first
+// window's dispatch only.
 //
 // The preamble (ops/topk.py) defines `alias T`, the order keys (`alias OrderKey`, key),
 // `alias Raw` (u32 or vec2<u32>: a value's bits), KEY_WORDS, PER_VEC (values per vec4),
@@ -61,9 +67,12 @@ const OUT_N: u32 = MAX_STEPS * BINS + 1u;
 const HIST_WORDS: u32 = MAX_STEPS * BINS + 2u;
 
 struct Params {
-  n: u32,
+  n: u32,       // elements in this window of the array
   k: u32,
-  groups: u32,
+  groups: u32,  // workgroups with work
+  base: u32,    // index of the window's first element
+  total: u32,   // elements of the array
+  step: u32,    // topk_pick: the step
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -179,7 +188,7 @@ fn topk_clear(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (i == WANT) {
       value = params.k;
     } else if (i == COUNT) {
-      value = params.n;
+      value = params.total;
     }
     atomicStore(&state[i], value);
   }
@@ -199,7 +208,8 @@ fn topk_pass(@builtin(workgroup_id) wid: vec3<u32>,
   let m = atomicLoad(&state[CAND_M]);
   // Idle: past the grid, a skipped step, or no candidates left for this workgroup (it
   // then neither clears nor flushes its bins).
-  let skip = group >= params.groups || atomicLoad(&state[DONE]) == 1u || (gathered && group * WG >= m);
+  let skip = group >= params.groups || atomicLoad(&state[DONE]) == 1u ||
+             (gathered && (params.base != 0u || group * WG >= m));
   if (!skip) {
     for (var b = t; b < bins; b += WG) {
       atomicStore(&local_hist[b], 0u);
@@ -216,21 +226,22 @@ fn topk_pass(@builtin(workgroup_id) wid: vec3<u32>,
       // Four vec4 loads in flight per iteration; the partial last vec4 apart.
       let full = params.n / PER_VEC;
       var v = group * WG + t;
+      let base = params.base;
       for (; v + 3u * stride < full; v += 4u * stride) {
         let r0 = keys[v];
         let r1 = keys[v + stride];
         let r2 = keys[v + 2u * stride];
         let r3 = keys[v + 3u * stride];
-        visit_vec(r0, PER_VEC * v);
-        visit_vec(r1, PER_VEC * (v + stride));
-        visit_vec(r2, PER_VEC * (v + 2u * stride));
-        visit_vec(r3, PER_VEC * (v + 3u * stride));
+        visit_vec(r0, base + PER_VEC * v);
+        visit_vec(r1, base + PER_VEC * (v + stride));
+        visit_vec(r2, base + PER_VEC * (v + 2u * stride));
+        visit_vec(r3, base + PER_VEC * (v + 3u * stride));
       }
       for (; v < full; v += stride) {
-        visit_vec(keys[v], PER_VEC * v);
+        visit_vec(keys[v], base + PER_VEC * v);
       }
       if (group == 0u && t < params.n % PER_VEC) {
-        visit(raw_in(keys[full], t), PER_VEC * full + t);
+        visit(raw_in(keys[full], t), base + PER_VEC * full + t);
       }
     }
   }
@@ -256,19 +267,20 @@ fn topk_pick(@builtin(local_invocation_index) t: u32) {
   if (workgroupUniformLoad(&skip_flag) == 1u) {
     return;
   }
-  let d = digit(STEP);
+  let step = params.step;
+  let d = digit(step);
   let per = digit_bins(d) / WG;
-  let base = STEP * BINS + t * per;
+  let base = step * BINS + t * per;
   var mine = 0u;
   for (var b = 0u; b < per; b++) {
     mine += atomicLoad(&hist[base + b]);
   }
   scan_sums[t] = mine;
   workgroupBarrier();
-  for (var step = 1u; step < WG; step *= 2u) {
+  for (var span = 1u; span < WG; span *= 2u) {
     var add = 0u;
-    if (t >= step) {
-      add = scan_sums[t - step];
+    if (t >= span) {
+      add = scan_sums[t - span];
     }
     workgroupBarrier();
     scan_sums[t] += add;
@@ -299,7 +311,7 @@ fn topk_pick(@builtin(local_invocation_index) t: u32) {
     atomicStore(&state[WANT], rest);
     atomicStore(&state[COUNT], count);
     if (d == 2u) {  // the level's word is complete
-      let level = STEP / 3u;
+      let level = step / 3u;
       atomicStore(&state[FIXED + level], fixed);
       atomicStore(&state[PREFIX], 0u);
       atomicStore(&state[LEVELS_FIXED], level + 1u);
@@ -330,13 +342,14 @@ fn topk_take(@builtin(workgroup_id) wid: vec3<u32>,
   let upto = atomicLoad(&state[LEVELS_FIXED]);
   let stride = params.groups * WG;
   if (atomicLoad(&state[GATHERED]) == 1u) {
-    let m = atomicLoad(&state[CAND_M]);
+    let m = select(atomicLoad(&state[CAND_M]), 0u, params.base != 0u);  // the first window's dispatch
     for (var j = group * WG + t; j < m; j += stride) {
       take(cand_keys[j], cand_index[j], upto);
     }
     return;
   }
   let full = params.n / PER_VEC;
+  let base = params.base;
   var v = group * WG + t;
   for (; v + 3u * stride < full; v += 4u * stride) {
     let r0 = keys[v];
@@ -344,30 +357,27 @@ fn topk_take(@builtin(workgroup_id) wid: vec3<u32>,
     let r2 = keys[v + 2u * stride];
     let r3 = keys[v + 3u * stride];
     for (var c = 0u; c < PER_VEC; c++) {
-      take(raw_in(r0, c), PER_VEC * v + c, upto);
-      take(raw_in(r1, c), PER_VEC * (v + stride) + c, upto);
-      take(raw_in(r2, c), PER_VEC * (v + 2u * stride) + c, upto);
-      take(raw_in(r3, c), PER_VEC * (v + 3u * stride) + c, upto);
+      take(raw_in(r0, c), base + PER_VEC * v + c, upto);
+      take(raw_in(r1, c), base + PER_VEC * (v + stride) + c, upto);
+      take(raw_in(r2, c), base + PER_VEC * (v + 2u * stride) + c, upto);
+      take(raw_in(r3, c), base + PER_VEC * (v + 3u * stride) + c, upto);
     }
   }
   for (; v < full; v += stride) {
     let r = keys[v];
     for (var c = 0u; c < PER_VEC; c++) {
-      take(raw_in(r, c), PER_VEC * v + c, upto);
+      take(raw_in(r, c), base + PER_VEC * v + c, upto);
     }
   }
   if (group == 0u && t < params.n % PER_VEC) {
-    take(raw_in(keys[full], t), PER_VEC * full + t, upto);
+    take(raw_in(keys[full], t), base + PER_VEC * full + t, upto);
   }
 }
 
-// kth_smallest: the element the select fixed (its key words and its index), one invocation.
+// kth_smallest: the index of the element the select fixed (its value is then gathered).
 @compute @workgroup_size(1)
 fn select_kth() {
-  load_fixed();
-  let i = c_fixed[KEY_WORDS];
-  out_keys[0] = raw_at(i);
-  out_index[0] = i;
+  out_index[0] = atomicLoad(&state[FIXED + KEY_WORDS]);
 }
 
 // -- the chosen, ranked: each one's rank among them by (key, index), best first -------

@@ -24,11 +24,13 @@ import numpy as np
 
 from wgprim.array import Array, empty
 from wgprim.ops import order_key
+from wgprim.ops.common import chunks
+from wgprim.ops.gather import record_gather
 from wgprim.ops.segmented import _mode
 from wgprim.program import Program, get_pipeline
 
 WG = 256
-U32 = np.dtype(np.uint32)
+U32, U64 = np.dtype(np.uint32), np.dtype(np.uint64)
 # Select workgroups, each looping over the keys: topk of 2^28 f32 on an H200 took 0.84 ms
 # (512: 0.93, 2048: 0.88).
 MAX_GROUPS = 1024
@@ -77,7 +79,8 @@ def _pipeline(device, dt, entry: str, **constants):
 
 class Selection:
     """The steps of one radix select recorded into a Program (kernels/topk_select.wgsl):
-    its state (the fixed words: key, then index) and the (raw key, index) pairs it chose."""
+    its state (the fixed words: key, then index) and the (raw key, index) pairs it chose.
+    Arrays beyond one storage binding are read window by window."""
 
     def __init__(self, p: Program, keys: Array, k: int, largest: bool = False, cap: int = CAP,
                  mode: str = "topk"):
@@ -93,29 +96,38 @@ class Selection:
         chosen = k if write_out else 1
         self.chosen_keys = Array(p.temp(dt.itemsize * chosen), dt, (chosen,), dev)
         self.chosen_index = Array(p.temp(4 * chosen), U32, (chosen,), dev)
-        groups = min(-(-n // (WG * 16)), MAX_GROUPS)
-        self.params = p.params(n, k, groups)
-        self.constants = {"DESCENDING": bool(largest), "CAP": cap, "KEY_ONLY": key_only,
-                          "EARLY_STOP": mode == "topk", "WRITE_OUT": write_out}
-        self.bound = {0: self.params, 1: keys.buffer, 2: self.hist, 3: self.state, 4: cand_keys, 5: cand_index,
-                      6: self.chosen_keys.buffer, 7: self.chosen_index.buffer}
-        p.dispatch("select clear", self._pipe("topk_clear"), {0: self.params, 2: self.hist, 3: self.state},
-                   -(-HIST_WORDS // WG))
+        # Each entry gets the constants it reads (fewer pipelines to compile): the passes
+        # and the take the direction, capacity and appends; the pick the levels and the stop.
+        self.constants = {"DESCENDING": bool(largest), "CAP": cap, "WRITE_OUT": write_out}
+        self.pick_constants = {"KEY_ONLY": key_only, "EARLY_STOP": mode == "topk", "CAP": cap}
+        pairs = {2: self.hist, 3: self.state, 4: cand_keys, 5: cand_index, 6: self.chosen_keys.buffer,
+                 7: self.chosen_index.buffer}
+        windows = []  # (params, bindings) of each window's pass and take
+        for c in chunks(n, dt.itemsize, WG, dev):
+            groups = min(-(-c.count // (WG * 16)), MAX_GROUPS)
+            windows.append((groups, {0: p.params(c.count, k, groups, c.start, n), 1: c.view(keys), **pairs}))
+        # The entries that never read a value compile once for every dtype of a width.
+        plain = U64 if dt.itemsize == 8 else U32
+        clear = {0: p.params(n, k, 0, 0, n), 2: self.hist, 3: self.state}
+        p.dispatch("select clear", _pipeline(dev, plain, "topk_clear"), clear, -(-HIST_WORDS // WG))
+        pick = _pipeline(dev, plain, "topk_pick", **self.pick_constants)
         for step in range(3 * levels):
-            p.dispatch("select pass", self._pipe("topk_pass", step), self.bound, groups)
-            p.dispatch("select pick", self._pipe("topk_pick", step), {2: self.hist, 3: self.state}, 1)
+            for groups, bound in windows:
+                p.dispatch("select pass", self._pipe("topk_pass", STEP=step), bound, groups)
+            p.dispatch("select pick", pick, {0: p.params(0, 0, 0, 0, 0, step), 2: self.hist, 3: self.state}, 1)
         if write_out:
-            p.dispatch("select take", self._pipe("topk_take"), self.bound, groups)
-        self.groups = groups
+            for groups, bound in windows:
+                p.dispatch("select take", self._pipe("topk_take"), bound, groups)
 
-    def _pipe(self, entry: str, step: int = 0, **more):
-        return _pipeline(self.program.device, self.dtype, entry, **self.constants, STEP=step, **more)
+    def _pipe(self, entry: str, **more):
+        return _pipeline(self.program.device, self.dtype, entry, **self.constants, **more)
 
     def record_kth(self, value: Array, index: Array) -> None:
         """Write the element the select fixed (mode "element") into value[0], index[0]."""
-        bound = {**self.bound, 6: value.buffer, 7: index.buffer}
-        del bound[2], bound[4], bound[5], bound[0]
-        self.program.dispatch("select kth", self._pipe("select_kth"), bound, 1)
+        p = self.program
+        plain = U64 if self.dtype.itemsize == 8 else U32
+        p.dispatch("select kth", _pipeline(p.device, plain, "select_kth"), {3: self.state, 7: index.buffer}, 1)
+        record_gather(p, self.keys, index.ravel(), value.ravel())
 
 
 def record_rank(p: Program, keys: Array, k: int, largest: bool, values: Array, indices: Array,
@@ -125,12 +137,13 @@ def record_rank(p: Program, keys: Array, k: int, largest: bool, values: Array, i
     dev, dt = keys.device, keys.dtype
     rank_all = chosen is None
     m = keys.size if rank_all else k
-    if rank_all:
-        pairs = {6: p.temp(16), 7: p.temp(16)}
-    else:
-        pairs = {6: chosen.chosen_keys.buffer, 7: chosen.chosen_index.buffer}
+    if rank_all:  # keys at most RANK_ALL_UP_TO: one binding
+        pairs = {1: keys.buffer, 6: p.temp(16), 7: p.temp(16)}
+    else:  # the kernel names `keys` but reads only the chosen pairs
+        pairs = {1: {"buffer": keys.buffer, "offset": 0, "size": 16},
+                 6: chosen.chosen_keys.buffer, 7: chosen.chosen_index.buffer}
     pipe = _pipeline(dev, dt, "topk_rank", DESCENDING=bool(largest), RANK_ALL=rank_all)
-    p.dispatch("topk rank", pipe, {0: p.params(keys.size, k, 0), 1: keys.buffer, **pairs, 8: values.buffer,
+    p.dispatch("topk rank", pipe, {0: p.params(keys.size, k, 0, 0, keys.size), **pairs, 8: values.buffer,
                                    9: indices.buffer}, -(-m // WG))
 
 
