@@ -24,7 +24,7 @@ from wgprim.program import Program, run_recorded
 
 
 COMPACT_METHODS = ("single-pass", "three-phase")
-UNIQUE_DTYPES = VALUE_TYPES  # the key dtypes the sort takes
+UNIQUE_DTYPES = RUN_DTYPES  # 64-bit: integers in a narrow range take the bitmap, the rest the 64-bit sort
 
 
 def _select(x: Array | None, mask: Array, ordered: bool = True, method: str | None = None,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from wgprim.array import Array, empty
-from wgprim.ops import atomic_minmax
+from wgprim.ops import atomic_minmax, block_scan, order_key
 from wgprim.ops.common import chunks
 from wgprim.ops.scan import ScanRecorder
 from wgprim.program import Program, get_pipeline
@@ -55,15 +55,76 @@ def uses_counters(bits: int, counts: bool) -> bool:
     return counts or 32 * LOCAL_WORDS < bits <= VALUES_BY_COUNTERS_UP_TO
 
 
-def dense_range(n: int, bits: int, counts: bool, device) -> bool:
-    """Whether keys spanning `bits` values (n of them) take the bitmap."""
+def dense_range(n: int, bits: int, counts: bool, device, itemsize: int = 4) -> bool:
+    """Whether keys spanning `bits` values (n of them, of `itemsize` bytes) take the bitmap."""
     if counts:
         fits = bits <= LOCAL_WORDS or bits <= min(MAX_COUNTERS, COUNTERS_PER_KEY * n)
     else:
         fits = bits <= 32 * LOCAL_WORDS or bits <= min(MAX_BITS, BITS_PER_KEY * n)
     widest = 4 * bits if uses_counters(bits, counts) else bits // 8  # counters or bitmap
     # the result (at most min(n, bits) values) and the counters each fit one binding
-    return fits and max(widest, 4 * min(n, bits)) <= device.max_binding_bytes
+    return fits and max(widest, itemsize * min(n, bits)) <= device.max_binding_bytes
+
+
+# How kernels/unique_dense.wgsl reads keys, four at a time, per width.
+_NARROW = """alias SrcVec = vec4<T>;
+alias Quad = vec4<T>;
+fn load_quad(q: u32) -> Quad { return src[q]; }
+fn bit_of(x: T) -> u32 { return key(x) - params.low; }
+fn quad_bits(x: Quad) -> vec4<u32> { return vec4<u32>(bit_of(x.x), bit_of(x.y), bit_of(x.z), bit_of(x.w)); }
+fn value_at(b: u32) -> T { return from_key(params.low + b); }
+fn key64_of(w: vec2<u32>) -> vec2<u32> { return w; }
+"""
+_WIDE = """alias SrcVec = vec4<u32>;
+struct Quad { a: vec4<u32>, b: vec4<u32> }
+fn load_quad(q: u32) -> Quad {
+  let last = arrayLength(&src) - 1u;
+  return Quad(src[min(2u * q, last)], src[min(2u * q + 1u, last)]);
+}
+fn bit_of(x: T) -> u32 { return key(x).x - params.low; }
+fn quad_bits(x: Quad) -> vec4<u32> { return vec4<u32>(bit_of(x.a.xy), bit_of(x.a.zw), bit_of(x.b.xy), bit_of(x.b.zw)); }
+fn value_at(b: u32) -> T { let lo = params.low + b; return from_key(vec2<u32>(lo, params.low_hi + select(0u, 1u, lo < b))); }
+fn key64_of(w: vec2<u32>) -> vec2<u32> { return key(w); }
+"""
+_RANGE = ("fn range_combine(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {\n"
+          "  return vec4<u32>(select(a.xy, b.xy, key64_less(b.xy, a.xy)), select(a.zw, b.zw, key64_less(a.zw, b.zw)));\n"
+          "}\n")
+RANGE_GROUPS = 256  # workgroups of dense_range64 per chunk (the host combines their ranges)
+
+
+def dense_preamble(device, dt: np.dtype) -> str:
+    wide = dt.itemsize == 8
+    t = "vec2<u32>" if wide else atomic_minmax.WGSL[dt]
+    reduce = block_scan.Binding("vec4<u32>", "range_combine(a, b)", "vec4<u32>(0xffffffffu, 0xffffffffu, 0u, 0u)",
+                                hardware_sum=False)
+    return (f"alias T = {t};\n" + order_key.preamble(dt) + (_WIDE if wide else _NARROW) + _RANGE
+            + block_scan.reduce_preamble(reduce))
+
+
+def _key_range(flat: Array) -> tuple[int, int]:
+    """The smallest and largest order key of the integers of `flat`, read back: one atomic
+    min/max pass for 32-bit keys (ops/atomic_minmax.py), per-workgroup ranges combined on
+    the host for 64-bit ones (dense_range64)."""
+    dev, n, dt = flat.device, flat.size, flat.dtype
+    probe = Program(dev, label="unique key range")
+    if dt.itemsize == 4:
+        keys = atomic_minmax.record_key_range(probe, flat)
+        probe.run()
+        low, high = (int(k) for k in keys.numpy())
+        return low, high
+    windows = chunks(n, dt.itemsize, WG * 2, dev)
+    groups = [min(RANGE_GROUPS, -(-c.count // (WG * 8))) for c in windows]
+    partials = empty((sum(groups), 4), U32, dev)
+    pipe = get_pipeline(dev, "unique_dense", dense_preamble(dev, dt), "dense_range64", {"WG": WG})
+    first = 0
+    for c, g in zip(windows, groups):
+        probe.dispatch("unique key range", pipe, {0: probe.params(c.count, g, 0, first, 0), 12: c.view(flat),
+                                                  13: partials.buffer}, g)
+        first += g
+    probe.run()
+    words = partials.numpy().astype(np.uint64)
+    lows, highs = words[:, 0] | (words[:, 1] << np.uint64(32)), words[:, 2] | (words[:, 3] << np.uint64(32))
+    return int(lows.min()), int(highs.max())
 
 
 def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
@@ -74,18 +135,16 @@ def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
     # their range would only add a pass (0.07 ms at 2^26) before the sort.
     if not ENABLED or dt.kind not in "iu":
         return None
-    probe = Program(dev, label="unique key range")
-    keys = atomic_minmax.record_key_range(probe, flat)
-    probe.run()
-    low, high = (int(k) for k in keys.numpy())
+    low, high = _key_range(flat)
     bits = high - low + 1
-    if not dense_range(n, bits, return_counts, dev):
+    if not dense_range(n, bits, return_counts, dev, dt.itemsize):
         return None
     words = -(-bits // 32)
     counting = uses_counters(bits, return_counts)
     local = (bits if counting else words) <= LOCAL_WORDS
     consts = {"WG": WG, "COUNTS": counting, "LOCAL_WORDS": LOCAL_WORDS}
-    preamble = atomic_minmax.key_preamble(dt)
+    preamble = dense_preamble(dev, dt)
+    lo, hi = low & 0xFFFFFFFF, low >> 32  # the smallest key's words (hi: 64-bit keys)
 
     def pipe(entry):
         return get_pipeline(dev, "unique_dense", preamble, entry, consts)
@@ -104,7 +163,7 @@ def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
     total = empty((1,), U32, dev)
     spread = max(words, bits if counting else 0)
     program.dispatch("unique clear", pipe("dense_clear"),
-                     {0: program.params(bits, 0, low, words), 2: bitmap, 3: counters}, -(-spread // WG))
+                     {0: program.params(bits, 0, lo, words, hi), 2: bitmap, 3: counters}, -(-spread // WG))
     for c in chunks(n, dt.itemsize, WG * VECS * 4, dev):
         if local:
             groups = min(LOCAL_GROUPS, -(-c.count // (WG * 4)))
@@ -113,17 +172,17 @@ def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
             groups = min(MARK_GROUPS, -(-c.count // (WG * VECS * 4)))
             entry = "dense_mark"
         program.dispatch(f"unique mark{' local' if local else ''}", pipe(entry),
-                         {0: program.params(c.count, groups, low, words), 1: c.view(flat), 2: bitmap, 3: counters},
+                         {0: program.params(c.count, groups, lo, words, hi), 1: c.view(flat), 2: bitmap, 3: counters},
                          groups)
     # Counting, the bitmap is built here from the counters (one counter per invocation,
     # written through binding 2); else the complete bitmap is read (binding 4).
     groups = -(-(bits if counting else words) // WG)
     program.dispatch("unique words", pipe("dense_words"),
-                     {0: program.params(bits, groups, low, words), 6: word_bits.buffer,
+                     {0: program.params(bits, groups, lo, words, hi), 6: word_bits.buffer,
                       2: bitmap if counting else unused_rw, 4: unused_ro if counting else bitmap,
                       10: counters if counting else unused_ro}, groups)
     ScanRecorder(dev, U32, "sum").record(program, word_bits, prefix, exclusive=True)
-    expand = {0: program.params(bits, 0, low, words), 4: bitmap, 5: prefix.buffer, 7: values.buffer,
+    expand = {0: program.params(bits, 0, lo, words, hi), 4: bitmap, 5: prefix.buffer, 7: values.buffer,
               11: total.buffer, 8: counts.buffer if counting else unused_rw,
               10: counters if counting else unused_ro}
     program.dispatch("unique expand", pipe("dense_expand"), expand, -(-(32 * words) // WG))
@@ -132,7 +191,7 @@ def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
         inverse = empty(tuple(shape), U32, dev)
         for c in chunks(n, dt.itemsize, WG * 4, dev):
             program.dispatch("unique inverse", pipe("dense_inverse"),
-                             {0: program.params(c.count, 0, low, words), 1: c.view(flat), 4: bitmap,
+                             {0: program.params(c.count, 0, lo, words, hi), 1: c.view(flat), 4: bitmap,
                               5: prefix.buffer, 9: c.view(inverse)}, -(-c.count // (WG * 4)))
     program.run()
     k = int(total.numpy()[0])
