@@ -1,7 +1,8 @@
-"""topk(x, k, axis=-1, largest=True, sorted=True) -> (values, indices), as torch.topk: the
-front door. The radix select, the rows kernel and their constants are in ops/topk.py
-(which states the semantics and the paths); the sorts of the chosen pairs are
-SegmentSorter (ops/segmented.py) and sort_pairs (api/sort.py).
+"""topk(x, k, axis=-1, largest=True, sorted=True) -> (values, indices), as torch.topk, and
+the array API's top_k: the front doors. The radix select, the rank of the chosen, the
+rows kernel and their constants are in ops/topk.py (which states the semantics and the
+paths); more chosen than one rank takes are sorted by sort_pairs (api/sort.py), and the
+rows that fit a workgroup by sort_rows (ops/segmented.py).
 """
 from __future__ import annotations
 

@@ -18,7 +18,9 @@ copied into an exactly sized result.
 
 unique(x) = sort -> mark run starts -> compact, or without a sort where the keys span a
 narrow range (a presence bitmap, ops/unique_dense.py); run_length_encode(x) = mark run starts
--> compact values and start indices -> lengths from adjacent starts.
+-> compact values and start indices -> lengths from adjacent starts. The runs' kernels
+(kernels/select_runs.wgsl) take values of 4 and 8 bytes, window by window past one
+storage binding.
 """
 from __future__ import annotations
 

@@ -1,22 +1,24 @@
 """The building blocks of topk(x, k, axis=-1, largest=True, sorted=True) -> (values,
-indices), as torch.topk (its front door is in api/topk.py).
+indices), as torch.topk (its front door is in api/topk.py), and the radix select that
+partition and kth_smallest take their k-th keys from (ops/partition.py).
 
 Ties are broken by the lower index; NaN counts as larger than every number (as numpy's
-sort orders it); -0.0 and +0.0 are equal (values come back as +0.0, NaNs as the quiet
-NaN, as wgprim.sort returns them). Indices are uint32. The result is always sorted
-(best first); sorted=False is accepted and gives the same order.
+sort orders it); -0.0 and +0.0 are equal keys. Values are the input's own bits (the keys
+only order them). Indices are uint32. The result is always sorted (best first);
+sorted=False is accepted and gives the same order. Keys of 4 and 8 bytes.
 
-1-D (kernels/topk_select.wgsl): a radix select, not a sort. Digit steps of 12, 12 and 8
-bits of the order key (then of the index, among ties with the k-th key, when only some
-are taken), each a histogram pass and a one-workgroup pick on the GPU; the first pass
-that starts with at most CAP matching elements copies them to a candidate buffer, and
-later steps read only that. A long array is read two or three times. The k chosen
-(key, index) pairs are then sorted: in workgroup memory (kernels/segmented_sort.wgsl)
-when they fit one workgroup, else by two stable radix sorts. One Program, no read-back.
+1-D (kernels/topk_select.wgsl, Selection): a radix select, not a sort. Digit steps of 12,
+12 and 8 bits of each word of the order key (two words for 64-bit keys), then of the
+index among ties with the k-th key when only some are taken, each a histogram pass and a
+one-workgroup pick on the GPU; the first pass that starts with at most CAP matching
+elements copies them to a candidate buffer, and later steps read only that. A long array
+is read two or three times. The k chosen (key, index) pairs are then ranked, each against
+all (record_rank, up to RANK_MAX), else sorted by two stable radix sorts; arrays of up to
+RANK_ALL_UP_TO elements are ranked whole. One Program, no read-back.
 Rows (n-D along the last axis): rows up to ROWS_MAX_LENGTH with k <= ROWS_MAX_K are
 selected where they are held, in registers (kernels/topk_rows.wgsl, one read); other
 rows that fit a workgroup are sorted in workgroup memory by the bitonic top-k, keeping
-the first k; longer rows are selected one at a time.
+the first k; longer rows (and rows of 64-bit keys) are selected one at a time.
 """
 from __future__ import annotations
 
