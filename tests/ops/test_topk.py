@@ -203,7 +203,7 @@ def test_topk_unit_floats_large(dtype, rng):
     rows=st.integers(1, 40),
     length=st.integers(1, topk_ops.ROWS_MAX_LENGTH),
     k_frac=st.floats(0, 1),
-    dtype=st.sampled_from([np.float32, np.int32, np.uint32]),
+    dtype=st.sampled_from([np.float32, np.int32, np.uint32, np.float64, np.uint64]),
     kind=st.sampled_from(["spread", "unit", "few", "special"]),
     largest=st.booleans(),
     seed=st.integers(0, 2**31),
@@ -294,12 +294,19 @@ def test_64_bit_keys_along_any_axis(dtype, rng):
         np.testing.assert_array_equal(bits(v.numpy()), bits(np.take_along_axis(x, idx, ax)))
 
 
-@SORT64
-def test_rows_keep_the_inputs_bits(rng):
-    x = awkward(rng, 40 * 300, np.float32).reshape(40, 300)
-    for k in (5, 100):  # the rows kernel, the bitonic top-k
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_rows_keep_the_inputs_bits(dtype, rng):
+    x = awkward(rng, 40 * 300, dtype).reshape(40, 300)
+    for k in (5, 64):  # the rows kernel (64-bit keys: 16 key digits)
         assert_topk(x, k)
         assert_topk(x, k, largest=False)
+
+
+@SORT64
+def test_rows_of_the_bitonic_top_k_keep_the_inputs_bits(rng):
+    x = awkward(rng, 40 * 300, np.float32).reshape(40, 300)
+    assert_topk(x, 100)
+    assert_topk(x, 100, largest=False)
 
 
 def test_top_k(rng):

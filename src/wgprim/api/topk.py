@@ -93,7 +93,7 @@ def topk(x, k, axis=-1, largest: bool = True, sorted: bool = True) -> tuple[Arra
     if arr.ndim == 1:
         return _select_1d(arr, k, largest)
     narrow = arr.itemsize == 4
-    if narrow and k <= topk_ops.ROWS_MAX_K and length <= topk_ops.ROWS_MAX_LENGTH:  # settings of ops/topk.py
+    if k <= topk_ops.ROWS_MAX_K and length <= topk_ops.ROWS_MAX_LENGTH:  # settings of ops/topk.py
         values, indices = select_rows(arr.ravel(), length, k, largest)
         return values.reshape(shape), indices.reshape(shape)
     if narrow and length <= tile_size(dev):

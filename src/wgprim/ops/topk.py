@@ -28,7 +28,6 @@ from wgprim.array import Array, empty
 from wgprim.ops import order_key
 from wgprim.ops.common import chunks
 from wgprim.ops.gather import record_gather
-from wgprim.ops.segmented import _mode
 from wgprim.program import Program, get_pipeline
 
 WG = 256
@@ -165,23 +164,64 @@ def rows_shape(length: int) -> tuple[int, int]:
     return lanes, -(-length // lanes)
 
 
-def _rows_shared_bytes(lanes: int, kmax: int) -> int:
-    """Workgroup memory of kernels/topk_rows.wgsl: per row 48 bins, a counter, kmax slots."""
-    return (WG // lanes) * (48 * 4 + 4 + kmax * 8)
+def _rows_shared_bytes(lanes: int, kmax: int, key_bytes: int = 4) -> int:
+    """Workgroup memory of kernels/topk_rows.wgsl: per row 48 bins, a counter, kmax slots
+    of (key, index)."""
+    return (WG // lanes) * (48 * 4 + 4 + kmax * (key_bytes + 4))
+
+
+# The digits of a row's keys, 4 bits a step (kernels/topk_rows.wgsl), per key width.
+_ROW_DIGITS = {
+    4: """const KEY_STEPS: u32 = 8u;
+fn key_digit(k: OrderKey, s: u32) -> u32 { return (k >> (28u - 4u * s)) & 15u; }
+fn key_with_digit(k: OrderKey, s: u32, d: u32) -> OrderKey { return k | (d << (28u - 4u * s)); }
+fn key_top_eq(a: OrderKey, b: OrderKey, s: u32) -> bool {
+  let fixed = 4u * s;
+  return fixed == 0u || (a >> (32u - fixed)) == (b >> (32u - fixed));
+}
+fn key_top_le(a: OrderKey, b: OrderKey, s: u32) -> bool {
+  let shift = 28u - 4u * s;
+  return (a >> shift) <= (b >> shift);
+}
+""",
+    # (low, high) words: steps 0-7 the high word, 8-15 the low one
+    8: """const KEY_STEPS: u32 = 16u;
+fn key_digit(k: OrderKey, s: u32) -> u32 { return (select(k.x, k.y, s < 8u) >> (28u - 4u * (s % 8u))) & 15u; }
+fn key_with_digit(k: OrderKey, s: u32, d: u32) -> OrderKey {
+  let add = d << (28u - 4u * (s % 8u));
+  return select(vec2<u32>(k.x | add, k.y), vec2<u32>(k.x, k.y | add), s < 8u);
+}
+fn key_top_eq(a: OrderKey, b: OrderKey, s: u32) -> bool {
+  let fixed = 4u * s;
+  if (fixed <= 32u) {
+    return fixed == 0u || (a.y >> (32u - fixed)) == (b.y >> (32u - fixed));
+  }
+  return a.y == b.y && (a.x >> (64u - fixed)) == (b.x >> (64u - fixed));
+}
+fn key_top_le(a: OrderKey, b: OrderKey, s: u32) -> bool {
+  let top = 4u * (s + 1u);
+  if (top <= 32u) {
+    return (a.y >> (32u - top)) <= (b.y >> (32u - top));
+  }
+  return a.y < b.y || (a.y == b.y && (a.x >> (64u - top)) <= (b.x >> (64u - top)));
+}
+""",
+}
 
 
 def select_rows(arr: Array, length: int, k: int, largest: bool) -> tuple[Array, Array]:
     """Top k of every row of `length` of the flat `arr`, one read (kernels/topk_rows.wgsl)."""
-    dev = arr.device
+    dev, dt = arr.device, arr.dtype
     rows = arr.size // length
     lanes, per_lane = rows_shape(length)
     kmax = max(16, 1 << (k - 1).bit_length())
-    while _rows_shared_bytes(lanes, kmax) > dev.max_workgroup_storage and lanes < WG:
+    while _rows_shared_bytes(lanes, kmax, dt.itemsize) > dev.max_workgroup_storage and lanes < WG:
         lanes *= 2  # fewer rows per workgroup
         per_lane = -(-length // lanes)
-    values, indices = empty((rows * k,), arr.dtype, dev), empty((rows * k,), U32, dev)
-    pipe = get_pipeline(dev, ("order_key", "radix_keys", "topk_rows"), f"const E: u32 = {per_lane}u;\n", "topk_rows",
-                        {"WG": WG, "TPR": lanes, "R": WG // lanes, "MODE": _mode(arr.dtype, largest), "KMAX": kmax})
+    values, indices = empty((rows * k,), dt, dev), empty((rows * k,), U32, dev)
+    preamble = select_preamble(dt) + _ROW_DIGITS[dt.itemsize] + f"const E: u32 = {per_lane}u;\n"
+    pipe = get_pipeline(dev, "topk_rows", preamble, "topk_rows",
+                        {"WG": WG, "TPR": lanes, "R": WG // lanes, "DESCENDING": bool(largest), "KMAX": kmax})
     idx_steps = -(-max(0, (length - 1).bit_length()) // 4)
     p = Program(dev, label="topk rows")
     p.dispatch("topk rows", pipe, {0: p.params(rows, length, k, idx_steps), 1: arr.buffer,
