@@ -18,7 +18,8 @@ Rows (microseconds):
 - dispatch_read4_*: one dispatch and that copy in one submit, then the map (what
   `sum(x).item()` cannot go below).
 With --calls, also wall time per call of a few one-shot primitives as the library makes them
-(call: 100 calls back to back then one read; latency: one call then a read of its result).
+(call: 100 calls back to back then one read; latency: one call then a read of its result);
+with --phases, where such a call's time goes (phase_rows).
 """
 from __future__ import annotations
 
@@ -216,10 +217,71 @@ def call_rows() -> dict:
     return rows
 
 
+def phase_rows() -> dict:
+    """Where a call's wall time goes, per call (us): `python` with submits and maps made
+    no-ops (the front door, lookups, recording lookup, pool), then for real calls the time
+    inside wgpu-native's encode + submit (`submit`), inside the wait for a mapped read
+    (`map`), and the whole call (`total`, each call waiting for its result as a user's
+    `.item()` or a compaction's count does)."""
+    import wgprim
+    from wgprim import native
+
+    rng = np.random.default_rng(1)
+    rows = {}
+    real_submit, real_map = native.submit_steps, native.map_read
+    spent = {"submit": 0.0, "map": 0.0}
+
+    def timed(name, fn):
+        def wrapper(*args, **kwargs):
+            t = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[name] += time.perf_counter() - t
+        return wrapper
+
+    cases = []
+    for n in (1 << 16, 1 << 20, 1 << 24, 1 << 28):
+        if n > int(os.environ.get("CALLPATH_MAX_N", 1 << 28)):
+            continue
+        x = wgprim.asarray(rng.standard_normal(n).astype(np.float32))
+        m = wgprim.asarray(rng.random(n) < 0.5)
+        cases += [(f"sum_item_{n}", lambda x=x: wgprim.sum(x).item()),
+                  (f"cumsum_{n}", lambda x=x: first(wgprim.cumsum(x))),
+                  (f"compact_{n}", lambda x=x, m=m: wgprim.compact(x, m)),
+                  (f"histogram_range_{n}", lambda x=x: first(wgprim.histogram(x, 256, range=(-4, 4))[0]))]
+    for name, fn in cases:
+        for _ in range(5):
+            fn()
+        k = 50
+        native.submit_steps = lambda *a, **kw: None
+        native.map_read = lambda buffer, nbytes: bytes(-(-nbytes // 4) * 4)
+        try:
+            t = time.perf_counter()
+            for _ in range(k):
+                fn()
+            python = (time.perf_counter() - t) / k
+        finally:
+            native.submit_steps, native.map_read = timed("submit", real_submit), timed("map", real_map)
+        spent.update(submit=0.0, map=0.0)
+        try:
+            t = time.perf_counter()
+            for _ in range(k):
+                fn()
+            total = (time.perf_counter() - t) / k
+        finally:
+            native.submit_steps, native.map_read = real_submit, real_map
+        rows[name] = {"python_us": python * 1e6, "submit_us": spent["submit"] / k * 1e6,
+                      "map_us": spent["map"] / k * 1e6, "total_us": total * 1e6}
+        print(f"{name:24s} " + "  ".join(f"{key} {v:8.1f}" for key, v in rows[name].items()), flush=True)
+    return rows
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--json")
     ap.add_argument("--calls", action="store_true")
+    ap.add_argument("--phases", action="store_true")
     args = ap.parse_args(argv)
     faulthandler.dump_traceback_later(float(os.environ.get("CALLPATH_WATCHDOG", "240")), exit=True)
     out = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "floor_us": floor_rows()}
@@ -230,6 +292,8 @@ def main(argv=None) -> int:
             json.dump(out, f, indent=1)
     if args.calls:
         out["calls_ms"] = call_rows()
+    if args.phases:
+        out["phases_us"] = phase_rows()
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=1)

@@ -90,3 +90,57 @@ def test_a_call_in_a_batch_makes_no_gpu_object_on_repeat(device, rng):
             a, b = wgprim.min(x), wgprim.cumsum(x)
     assert dict(made) == {}
     assert a.item() == x.numpy().min()
+
+
+@contextlib.contextmanager
+def counting_submits():
+    """How many command buffers wgprim submits inside the block."""
+    from wgprim import native
+
+    real, counts = native.submit_steps, collections.Counter()
+
+    def counted(*args, **kwargs):
+        counts["submits"] += 1
+        return real(*args, **kwargs)
+
+    native.submit_steps = counted
+    try:
+        yield counts
+    finally:
+        native.submit_steps = real
+
+
+@pytest.mark.parametrize("how", ["sum", "atomic max", "plan"])
+def test_a_reduction_is_read_with_the_submit_that_made_it(device, rng, how):
+    x = wgprim.asarray(rng.random(5000).astype(np.float32))
+    plan = wgprim.ReducePlan(x.size, np.float32, "sum")
+    call = {"sum": lambda: wgprim.sum(x), "atomic max": lambda: wgprim.max(x, method="atomic"),
+            "plan": lambda: plan(x)}[how]
+    expected = x.numpy().max() if how == "atomic max" else None
+    call().item()
+    with counting_submits() as made:
+        value = call().item()
+    assert made["submits"] == 1  # the copy out went with the reduction: .item() only maps
+    if expected is not None:
+        assert value == expected
+    else:
+        assert abs(value - x.numpy().astype(np.float64).sum()) < 1e-2
+
+
+def test_a_staged_result_written_again_is_read_anew(device, rng):
+    x = wgprim.asarray(np.arange(100, dtype=np.float32))
+    y = wgprim.asarray(np.arange(100, dtype=np.float32) * 2)
+    plan = wgprim.ReducePlan(100, np.float32, "sum")
+    first = plan(x)
+    view = first.reshape(1)  # shares the buffer (and its staged copy)
+    assert first.item() == 4950.0
+    again = plan(y)  # the plan's own result, written again
+    assert again is first and first.item() == 9900.0 and view.numpy()[0] == 9900.0
+    out = wgprim.sum(x)
+    out.item()  # staged
+    plan(y, out=out.reshape(1).reshape(()))  # written through a view: the staged copy is stale
+    assert out.item() == 9900.0
+    with wgprim.batch():  # queued work stages nothing; the read submits it
+        queued = wgprim.sum(y)
+        assert queued.block.staged is None
+    assert queued.item() == 9900.0

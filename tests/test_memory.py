@@ -138,7 +138,7 @@ def test_out_of_memory_frees_the_cache_and_tries_once_more(device, monkeypatch):
 
 def test_one_shot_calls_of_many_lengths_keep_the_pool_under_its_bound(device, rng):
     pool = wgprim.memory_pool()
-    saved = pool.limit
+    saved = pool._fixed
     pool.set_limit(1 << 20)
     try:
         for i in range(30):
@@ -151,6 +151,30 @@ def test_one_shot_calls_of_many_lengths_keep_the_pool_under_its_bound(device, rn
         assert pool.free_bytes == sum(b.size for b in pool.free_buffers())
     finally:
         pool.set_limit(saved)
+
+
+def test_the_default_limit_follows_the_most_bytes_lent_at_once(device):
+    import wgpu
+
+    usage = wgpu.BufferUsage.STORAGE
+    pool = MemoryPool(device)
+    floor = device.max_buffer_bytes
+    assert pool.limit == floor and not pool.stats()["limit_fixed"]
+    pool._largest = 4096  # as if the device's largest buffer were 4 KiB
+    blocks = [pool.take(2048, usage) for _ in range(4)]  # one call's 8 KiB at once
+    assert pool.peak_bytes == 8192 and pool.limit == 8192
+    for b in blocks:
+        pool.give_back(b)
+    assert pool.free_bytes == 8192  # all kept: the next call of that shape finds them
+    again = [pool.take(2048, usage) for _ in range(4)]
+    assert {id(b) for b in again} == {id(b) for b in blocks} and pool.stats()["hits"] == 4
+    pool.set_limit(2048)  # fixed: no longer follows the peak
+    for b in again:
+        pool.give_back(b)
+    assert pool.free_bytes == 2048 and pool.stats()["limit_fixed"]
+    pool.set_limit(None)
+    assert pool.limit == 8192
+    pool.free_all_blocks()
 
 
 def test_a_program_pins_what_it_binds_until_it_is_submitted(device):

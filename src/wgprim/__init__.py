@@ -13,8 +13,8 @@ __all__ = [
     "NoAdapterError", "WgprimError", "Monoid", "batch",
     "reduce", "sum", "prod", "min", "max", "argmin", "argmax", "ReducePlan",
     "scan", "cumsum", "ScanPlan",
-    "sort", "argsort", "sort_pairs", "SortPlan",
-    "histogram", "bincount", "compact", "nonzero", "unique", "run_length_encode",
+    "sort", "argsort", "sort_pairs", "lexsort", "SortPlan",
+    "histogram", "bincount", "compact", "nonzero", "unique", "run_length_encode", "searchsorted",
     "unique_values", "unique_counts", "unique_inverse", "unique_all",
     "segment_reduce", "segment_scan", "segment_sort", "topk", "top_k",
     "partition", "argpartition", "kth_smallest",
@@ -37,10 +37,11 @@ def _import_all() -> None:
         from wgprim.ops.operators import Monoid
         from wgprim.api.reduce import ReducePlan, argmax, argmin, max, min, prod, reduce, sum
         from wgprim.api.scan import ScanPlan, cumsum, scan
-        from wgprim.api.sort import SortPlan, argsort, sort, sort_pairs
+        from wgprim.api.sort import SortPlan, argsort, lexsort, sort, sort_pairs
         from wgprim.api.histogram import bincount, histogram
         from wgprim.api.select import (compact, nonzero, run_length_encode, unique, unique_all, unique_counts,
                                        unique_inverse, unique_values)
+        from wgprim.api.search import searchsorted
         from wgprim.program import batch
         from wgprim.api.segmented import segment_reduce, segment_scan, segment_sort
         from wgprim.api.topk import top_k, topk

@@ -10,8 +10,12 @@ PyTorch's caching allocator never go back to the driver on a repeated call; neit
 - Sizes are rounded up to one of 8 classes per power of two (at most 12.5% more than asked,
   16 bytes the least step), so nearby lengths share blocks; a request takes a free block of
   its class and usage, or makes one.
-- Free blocks are kept up to a byte limit (`set_limit`, WGPRIM_POOL_MB; by default the
-  device's largest buffer); past it the least recently freed are destroyed.
+- Free blocks are kept up to a byte limit; past it the least recently freed are destroyed.
+  By default the limit follows the program: the device's largest buffer, or the most bytes
+  lent at once so far if that is more (a call's results and temporaries all come back
+  when it is over, and the next call of that shape takes them again: a limit below one
+  call's footprint would destroy and remake a buffer on every call, 37 ms for 1 GiB on an
+  H200). `set_limit` or WGPRIM_POOL_MB fix it instead; `free_all_blocks` empties the cache.
 - Out of memory: every free block is destroyed and the request tried once more.
 - Reuse is safe because all work goes through the device's one queue, in order: a block
   handed out again is written only by work submitted after the work that used it. The one
@@ -41,20 +45,32 @@ POISON = int(os.environ["WGPRIM_POISON"], 0) if os.environ.get("WGPRIM_POISON") 
 def size_class(nbytes: int) -> int:
     """The bytes a request of `nbytes` takes: rounded up to one of 8 steps per power of two
     (a multiple of 16, at least 16)."""
-    n = max(16, int(nbytes))
-    step = max(16, 1 << max(0, n.bit_length() - 4))
-    return -(-n // step) * step
+    found = _CLASSES.get(nbytes)
+    if found is None:
+        n = max(16, int(nbytes))
+        step = max(16, 1 << max(0, n.bit_length() - 4))
+        found = -(-n // step) * step
+        if len(_CLASSES) < 4096:
+            _CLASSES[nbytes] = found
+    return found
+
+
+_CLASSES: dict = {}  # the sizes asked for so far (a call asks for the same few again and again)
 
 
 class Block:
     """A pooled buffer lent to one holder (an Array and its views, or a Program's
     temporaries); the buffer goes back to its pool when the block is collected."""
 
-    __slots__ = ("buffer", "_pool", "__weakref__")
+    __slots__ = ("buffer", "_pool", "staged", "__weakref__")
 
     def __init__(self, buffer, pool: "MemoryPool"):
         self.buffer = buffer
         self._pool = pool
+        # A small result's bytes already copied into a MAP_READ buffer (a Block of its own)
+        # by the submit that made them, so that reading them is one map, no second submit;
+        # None once anything may have written the buffer since (program.Program.run).
+        self.staged = None
 
     def __del__(self):
         pool, self._pool = self._pool, None
@@ -69,7 +85,11 @@ class MemoryPool:
 
     def __init__(self, device, limit: int | None = None):
         self.device = device
-        self.limit = default_limit(device) if limit is None else int(limit)
+        fixed = os.environ.get("WGPRIM_POOL_MB") if limit is None else limit
+        # A fixed limit (set_limit, WGPRIM_POOL_MB), or None: the default that follows the peak.
+        self._fixed: int | None = None if fixed is None else default_limit(device) if limit is None else int(limit)
+        self._largest = device.max_buffer_bytes  # the device's largest buffer
+        self.peak_bytes = 0  # the most bytes lent at once
         # Free buffers per (size, usage): heaps of (serial, buffer), the oldest buffer taken
         # first. Which buffer a request gets then depends only on which are free, not on the
         # order they were freed in (the garbage collector's): a call whose intermediates come
@@ -100,11 +120,12 @@ class MemoryPool:
         """A buffer of at least `nbytes` (its size class) with `usage`, from the free
         blocks or new. The caller gives it back (give_back) or wraps it in a Block."""
         size = size_class(nbytes)
-        if size > self.device.max_buffer_bytes:
-            size = max(16, -(-int(nbytes) // 16) * 16)  # no rounding past the largest buffer
+        if size > self._largest:  # the largest buffer: no rounding past it
+            size = max(16, -(-int(nbytes) // 16) * 16)
         key = (size, int(usage))
         buffer = None
-        self.settle()
+        if self.returned or self.unpins:
+            self.settle()
         with self._lock:
             stack = self._free.get(key)
             if stack:
@@ -112,6 +133,7 @@ class MemoryPool:
                 del self._lru[id(buffer)]
                 self._free_bytes -= size
                 self.used_bytes += size
+                self.peak_bytes = max(self.peak_bytes, self.used_bytes)
                 self.hits += 1
                 self._lent[id(buffer)] = buffer
             else:
@@ -120,6 +142,7 @@ class MemoryPool:
             buffer = self._create(size, usage, nbytes)
             with self._lock:
                 self.used_bytes += size
+                self.peak_bytes = max(self.peak_bytes, self.used_bytes)
                 self._lent[id(buffer)] = buffer
                 self._made += 1
                 self._serials[id(buffer)] = self._made
@@ -221,10 +244,17 @@ class MemoryPool:
         return bool(self._pins.get(id(buffer)))
 
     # -- bounds ------------------------------------------------------------------------
-    def set_limit(self, nbytes: int) -> None:
-        """Keep at most `nbytes` of free blocks (the least recently freed go first)."""
+    @property
+    def limit(self) -> int:
+        """The most bytes of free blocks kept: the fixed limit, or by default the device's
+        largest buffer or the most bytes lent at once so far, whichever is more."""
+        return self._fixed if self._fixed is not None else max(self._largest, self.peak_bytes)
+
+    def set_limit(self, nbytes: int | None) -> None:
+        """Keep at most `nbytes` of free blocks (the least recently freed go first); None
+        goes back to the default, which follows the most bytes lent at once."""
         with self._lock:
-            self.limit = int(nbytes)
+            self._fixed = None if nbytes is None else int(nbytes)
             doomed = self._trim(self.limit)
         self._destroy(doomed)
 
@@ -264,12 +294,12 @@ class MemoryPool:
         self.settle()
         with self._lock:
             return {"used_bytes": self.used_bytes, "free_bytes": self._free_bytes, "limit_bytes": self.limit,
+                    "peak_bytes": self.peak_bytes, "limit_fixed": self._fixed is not None,
                     "free_blocks": len(self._lru), "hits": self.hits, "misses": self.misses}
 
 
 def default_limit(device) -> int:
-    """WGPRIM_POOL_MB, or the device's largest buffer: enough for the results and
-    temporaries of one large call to be reused by the next."""
+    """WGPRIM_POOL_MB, or the device's largest buffer (the least the default limit is)."""
     mib = os.environ.get("WGPRIM_POOL_MB")
     return int(float(mib) * 2**20) if mib else device.max_buffer_bytes
 

@@ -197,17 +197,17 @@ def recorded(device: Device, key: tuple, arrays: tuple, record, label: str = "")
 
 
 def run_recorded(device: Device, key: tuple, arrays: tuple, record, label: str = "", reads: list | None = None,
-                 keep: bool = True):
-    """recorded(...).run(reads=reads): a front door's one line to the GPU. keep=False
-    records a one-shot Program instead, for a step inside a larger call whose arrays are
-    that call's own intermediates (a recording kept for buffers that change from call to
-    call would only be made again)."""
+                 keep: bool = True, stage=None):
+    """recorded(...).run(reads=reads, stage=stage): a front door's one line to the GPU.
+    keep=False records a one-shot Program instead, for a step inside a larger call whose
+    arrays are that call's own intermediates (a recording kept for buffers that change from
+    call to call would only be made again)."""
     if keep:
         program = recorded(device, key, arrays, record, label)
     else:
         program = Program(device, label)
         record(program, *arrays)
-    return program.run(reads=reads)
+    return program.run(reads=reads, stage=stage)
 
 
 def _drop(program: "Program") -> None:
@@ -633,19 +633,25 @@ class Program:
         """Every buffer the steps bind, copy or clear."""
         return [b for step in self.steps for b in step.buffers]
 
-    def run(self, profile: bool = False, alone: bool = False, reads: list | None = None):
+    def run(self, profile: bool = False, alone: bool = False, reads: list | None = None, stage=None):
         """Submit every step (or queue them in the active batch). With `profile`, wait for
         the GPU and return the time of each step from timestamp queries (None when the
         adapter has no timestamps). `alone`: submit now, neither queued in nor flushing
         the active batch (a probe needed in the middle of a batch, which depends on
         nothing queued there). `reads`: (buffer, offset, nbytes) to read back once the
         steps have run, copied out in the same submit (one sync, no second submit); the
-        bytes are returned, a uint8 array each (queued work in a batch is submitted first)."""
+        bytes are returned, a uint8 array each (queued work in a batch is submitted first).
+        `stage`: a small result Array (a reduction's 0-d one) whose bytes the same submit
+        also copies into a MAP_READ buffer kept with it, so that its `.item()` is one map
+        and no second submit (skipped in a batch and when profiling)."""
         sink = getattr(_profiling, "sink", None)
         profile = profile or sink is not None
         batch = active_batch(self.device)
         if batch is not None and not profile and not alone and reads is None:
             batch.queue(self)
+            return None
+        if stage is not None and not profile and not reads and stage.block is not None:
+            self._run_staged(stage, alone)
             return None
         if profile:  # timed step by step; the reads, if any, after the steps
             times = self._run_profiled(sink, alone)
@@ -675,6 +681,21 @@ class Program:
         finally:
             for stage, _ in staging:
                 self.pool.give_back(stage)
+
+    def _run_staged(self, result, alone: bool) -> None:
+        from wgprim.memory import Block
+
+        nbytes = -(-max(result.nbytes, 4) // 4) * 4
+        stage = Block(self.pool.take(nbytes, _usage_staging()), self.pool)
+        result.block.staged = None  # until this submit has made the new bytes
+        pending = [] if alone else _take_queued()
+        try:
+            submit(self.device, [*pending, self], self.steps + [Copy(result.buffer, 0, stage.buffer, 0, nbytes)])
+        finally:
+            for program in pending:
+                program.after_submit(queued=True)
+            self.after_submit()
+        result.block.staged = stage
 
     def _run_profiled(self, sink, alone: bool):
         if not alone:
@@ -922,10 +943,10 @@ class Plan:
             state.results = self._make_results()
         return state.results
 
-    def run(self, *arrays, profile: bool = False, variant=None):
+    def run(self, *arrays, profile: bool = False, variant=None, stage=None):
         """Run the calling thread's steps, recorded anew when the buffers of `arrays` or
         `variant` (anything else the recording depends on, e.g. the passes a probe chose)
-        differ from the last recording's."""
+        differ from the last recording's. `stage`: as Program.run's."""
         check_current(self.device, "this plan")
         state = self._state()
         key = (tuple(id(a.buffer) for a in arrays), variant)
@@ -936,7 +957,7 @@ class Plan:
             state.key = None
             self._record(state.program, *arrays)
             state.key, state.arrays = key, arrays  # keep the bound buffers alive
-        return state.program.run(profile=profile)
+        return state.program.run(profile=profile, stage=stage)
 
 
 @dataclass

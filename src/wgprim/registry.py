@@ -361,6 +361,32 @@ def _torch_hist(torch, x):
     return torch.histc(x, bins=BINS, min=-4.0, max=4.0)
 
 
+def wide_values(rng, n, dtype):
+    """n random values of any key dtype, 64-bit ones over their whole range too."""
+    dtype = np.dtype(dtype)
+    if dtype.itemsize == 8 and dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+    return values(rng, n, dtype)
+
+
+def search_inputs(queries: str = "random", table: int | None = None):
+    """(queries, sorted values) for searchsorted: n queries (random, or sorted) into n sorted
+    values of the same distribution, or into `table` of them (many queries into few values)."""
+    def make(rng, n, dtype):
+        a = np.sort(wide_values(rng, table or n, dtype))
+        v = wide_values(rng, n, dtype)
+        return (np.sort(v) if queries == "sorted" else v), a
+    return make
+
+
+def _searchsorted(wp, v, a):
+    return wp.searchsorted(a, v)
+
+
+_SEARCH_BYTES = lambda n, s: n * s + 4 * n  # noqa: E731  read the queries, write the indices
+
+
 _SORT_BYTES = lambda n, s: 2 * n * s  # noqa: E731  read the keys, write them sorted
 _COMPACT_BYTES = lambda n, s: n * s + n + n * s // 2  # noqa: E731  read x and mask, write half
 
@@ -473,11 +499,33 @@ ENTRIES: list[Primitive] = [
               lambda wp, x, w: wp.histogram(x, bins=64, range=(-4, 4), weights=w)[0],
               lambda x, w: np.histogram(x, bins=64, range=(-4, 4), weights=w.astype(np.float64))[0],
               lambda g, r, x, w: bool(np.all(np.abs(np.asarray(g) - r) <= 1e-5 * np.maximum(r, 1.0))), bench=False),
-    Primitive("bincount", ("bincount",), ("int32",), lambda rng, n, dt: (rng.integers(0, 1000, n).astype(dt),),
+    Primitive("histogram_float64", ("histogram",), ("float64",), one, _hist, _np_hist, same_counts, _cp_hist,
+              _torch_hist,
+              notes=f"{BINS} bins over [-4, 4): the bins by searching the edges as float64"),
+    Primitive("histogram_int64", ("histogram",), ("int64", "uint64"),
+              lambda rng, n, dt: (rng.integers(0, 2000, n).astype(dt),),
+              lambda wp, x: wp.histogram(x, bins=100, range=(0, 2000))[0],
+              lambda x: np.histogram(x, bins=100, range=(0, 2000))[0], same_counts, bench=False),
+    Primitive("bincount", ("bincount",), ("int32", "int64"), lambda rng, n, dt: (rng.integers(0, 1000, n).astype(dt),),
               lambda wp, x: wp.bincount(x), np.bincount, same_counts, bench=False),
+    # searches
+    Primitive("searchsorted", ("searchsorted",), ("float32", "uint32", "int32", "float64", "int64", "uint64"),
+              search_inputs(), _searchsorted, lambda v, a: np.searchsorted(a, v), same_counts,
+              lambda cp, v, a: cp.searchsorted(a, v), lambda torch, v, a: torch.searchsorted(a, v),
+              bytes=_SEARCH_BYTES, notes="n random queries into n sorted values"),
+    Primitive("searchsorted_sorted", ("searchsorted",), ("float32", "int64"), search_inputs("sorted"), _searchsorted,
+              lambda v, a: np.searchsorted(a, v), same_counts,
+              lambda cp, v, a: cp.searchsorted(a, v), lambda torch, v, a: torch.searchsorted(a, v),
+              bytes=_SEARCH_BYTES, notes="n sorted queries into n sorted values"),
+    Primitive("searchsorted_few", ("searchsorted", "side"), ("float32", "uint64"), search_inputs(table=1000),
+              lambda wp, v, a: wp.searchsorted(a, v, side="right"), lambda v, a: np.searchsorted(a, v, side="right"),
+              same_counts, lambda cp, v, a: cp.searchsorted(a, v, side="right"),
+              lambda torch, v, a: torch.searchsorted(a, v, right=True), bytes=_SEARCH_BYTES,
+              notes="n queries into 1000 sorted values (the table in workgroup memory), side='right'"),
     # selection
-    Primitive("compact", ("compact",), ("float32",), with_mask, lambda wp, x, m: wp.compact(x, m), lambda x, m: x[m],
-              None, lambda cp, x, m: x[m], lambda torch, x, m: x[m], bytes=_COMPACT_BYTES, notes="x[mask], half selected"),
+    Primitive("compact", ("compact",), ("float32", "float64"), with_mask, lambda wp, x, m: wp.compact(x, m),
+              lambda x, m: x[m], None, lambda cp, x, m: x[m], lambda torch, x, m: x[m], bytes=_COMPACT_BYTES,
+              notes="x[mask], half selected (float64: gathered from the kept positions)"),
     Primitive("compact_unordered", ("compact",), ("float32",), with_mask,
               lambda wp, x, m: wp.compact(x, m, ordered=False), lambda x, m: x[m], same_set,
               lambda cp, x, m: x[m], lambda torch, x, m: x[m], bytes=_COMPACT_BYTES,
@@ -525,6 +573,7 @@ TARGETS: list[tuple[str, str, int]] = [
     ("compact", "float32", 2**28), ("compact_single_pass", "float32", 2**28),
     ("sort_pairs", "uint32", 2**26), ("sort_pairs", "uint32", 2**28),
     ("unique", "uint32", 2**26),
+    ("searchsorted", "float32", 2**24),
     ("sum_axis0", "float32", 2**28), ("sum_axis1", "float32", 2**28),
     ("sort_rows_of_64", "float32", 2**26), ("sort_64_rows", "float32", 2**26),
     ("segment_sort", "uint32", 2**26),

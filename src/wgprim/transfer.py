@@ -128,6 +128,15 @@ def read(device, buffer, offset: int, nbytes: int) -> np.ndarray:
         return _read_staged(device, buffer, int(offset), int(nbytes))
 
 
+def map_staged(stage, nbytes: int) -> bytes:
+    """The first `nbytes` of a MAP_READ buffer a submitted copy fills (a small result
+    staged by the submit that made it, program.Program.run(stage=...)): one map, which
+    waits for that submit."""
+    from wgprim import native
+
+    return native.map_read(stage, nbytes)
+
+
 def _read_staged(device, buffer, offset: int, nbytes: int) -> np.ndarray:
     import wgpu
 

@@ -25,9 +25,9 @@ def readme_table() -> dict[str, set]:
     allowed: set = set()
     for line in table.splitlines()[2:]:
         first, dtypes = line.split("|")[1:3]
-        words = set(re.findall(r"\b(u32|i32|f32|f16|u64|i64|f64|bool|any)\b", dtypes))
+        words = set(re.findall(r"\b(u32|i32|f32|f16|bool|u64|i64|f64|any)\b", dtypes))
         if "as above" not in dtypes:
-            allowed = {"float32", "int32", "uint32", "float16", "bool"} if "any" in words else {SHORT[w] for w in words}
+            allowed = set(SHORT.values()) if "any" in words else {SHORT[w] for w in words}
         for code in re.findall(r"`([^`]*)`", first):
             for name in re.split(r"[,/]", code.split("(")[0]):
                 names.setdefault(name.strip(), set()).update(allowed)

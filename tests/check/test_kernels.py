@@ -60,6 +60,7 @@ def _small_calls(wgprim):
         calls.append((f"compact {np.dtype(dt)}", lambda x=x: wgprim.compact(x, x > x[0])))
         calls.append((f"nonzero {np.dtype(dt)}", lambda x=x: wgprim.nonzero(x)))
         calls.append((f"unique {np.dtype(dt)}", lambda x=x: wgprim.unique(x)))
+        calls.append((f"unique bitmap {np.dtype(dt)}", lambda x=x: _unique_by_bitmap(wgprim, x)))
         calls.append((f"run_length_encode {np.dtype(dt)}",
                       lambda x=x: wgprim.run_length_encode(np.sort(x))))
         for method in ("tree", "atomic"):
@@ -83,12 +84,25 @@ def _small_calls(wgprim):
     small = rng.integers(0, 9, 5000).astype(np.uint32)
     calls.append(("bincount", lambda: wgprim.bincount(small)))
     calls.append(("bincount weighted", lambda: wgprim.bincount(small, weights=np.ones(small.size, np.float32))))
+    for dt in DTYPES + (np.uint64, np.int64, np.float64):  # searches, 64-bit histograms and compaction
+        keys = np.sort(rng.integers(0, 50, 5000).astype(dt))
+        for side in ("left", "right"):
+            calls.append((f"searchsorted {side} {np.dtype(dt)}",
+                          lambda k=keys, s=side: wgprim.searchsorted(k, k[::7], side=s)))
+        calls.append((f"searchsorted mixed {np.dtype(dt)}", lambda k=keys: wgprim.searchsorted(k, [-1, 2.5, 2**40])))
+        calls.append((f"compact {np.dtype(dt)}", lambda k=keys: wgprim.compact(k, k > 9)))
+        if np.dtype(dt).itemsize == 8:
+            calls.append((f"histogram {np.dtype(dt)}", lambda k=keys: wgprim.histogram(k, bins=7)))
+            calls.append((f"histogram weighted {np.dtype(dt)}",
+                          lambda k=keys: wgprim.histogram(k, bins=3000, weights=np.ones(k.size, np.float32))))
+            if np.dtype(dt).kind != "f":
+                calls.append((f"bincount {np.dtype(dt)}", lambda k=keys: wgprim.bincount(k)))
     calls.append(("scan large", lambda: wgprim.cumsum(np.ones(300_000, np.uint32))))
     calls.append(("sort large", lambda: wgprim.sort(rng.integers(0, 2**31, 70_000).astype(np.uint32))))
     # primitives this list does not know yet (added later): the usual call shapes
     known = {"reduce", "sum", "prod", "min", "max", "argmin", "argmax", "scan", "cumsum", "sort",
              "argsort", "sort_pairs", "histogram", "bincount", "compact", "nonzero", "unique",
-             "run_length_encode"}
+             "run_length_encode", "searchsorted"}
     x = rng.integers(0, 50, 777).astype(np.uint32)
     for name in getattr(wgprim, "__all__", []):
         fn = getattr(wgprim, name, None)
@@ -99,6 +113,17 @@ def _small_calls(wgprim):
         for args in ((x,), (x, 5), (x, np.repeat(np.arange(7, dtype=np.uint32), 111))):
             calls.append((f"guess {name}{len(args)}", lambda fn=fn, args=args: fn(*args)))
     return calls
+
+
+def _unique_by_bitmap(wgprim, x):
+    """unique of a small input by the presence bitmap (by default only large ones)."""
+    from wgprim.ops import unique_dense
+
+    saved, unique_dense.DENSE_FROM = unique_dense.DENSE_FROM, 0
+    try:
+        return wgprim.unique(x, return_counts=True)
+    finally:
+        unique_dense.DENSE_FROM = saved
 
 
 @pytest.fixture(scope="module")
@@ -134,7 +159,7 @@ def test_compiled_modules_cover_every_kernel_family(compiled_modules):
     for label in compiled_modules.values():
         names |= set(label.split("+"))
     for family in ("reduce", "scan", "radix_sort", "histogram", "select", "bitonic_sort", "atomic_minmax",
-                   "unique_dense"):
+                   "unique_dense", "search", "gather"):
         assert any(n.startswith(family) for n in names), (family, sorted(names))
 
 

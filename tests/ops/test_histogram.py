@@ -10,6 +10,7 @@ from wgprim.device import binding_limit
 from wgprim.api.histogram import bincount, histogram
 
 DTYPES = [np.uint32, np.int32, np.float32]
+WIDE = [np.uint64, np.int64, np.float64]
 SIZES = [0, 1, 255, 256, 257, 1023, 1025, 4097, 65537, 300_001]
 
 
@@ -17,7 +18,7 @@ def data(n, dtype, seed=0):
     rng = np.random.default_rng(seed)
     if np.dtype(dtype).kind == "f":
         return (rng.standard_normal(n) * 100).astype(dtype)
-    if dtype == np.int32:
+    if np.dtype(dtype).kind == "i":
         return rng.integers(-1000, 1000, n).astype(dtype)
     return rng.integers(0, 2000, n).astype(dtype)
 
@@ -202,7 +203,9 @@ def test_chunked_path():
 def test_errors():
     x = np.arange(10, dtype=np.float32)
     with pytest.raises(TypeError):
-        histogram(np.arange(10, dtype=np.float64))
+        histogram(np.arange(10, dtype=np.int16))
+    with pytest.raises(TypeError, match="float32"):  # weights: 32-bit
+        histogram(x, weights=np.ones(10, np.float64))
     with pytest.raises(TypeError):
         histogram(np.ones(10, bool))
     with pytest.raises(ValueError):
@@ -329,7 +332,7 @@ def test_denormals_next_to_the_zero_edge():
 
 
 # -- edge cases numpy handles ---------------------------------------------------------
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", DTYPES + WIDE)
 @pytest.mark.parametrize("bins", [
     [-np.inf, 0, 10, np.inf], [-np.inf, np.inf], [-np.inf, -np.inf, 3, np.inf],
     [5, 20, np.inf], [-np.inf, 7], [np.inf, np.inf], [-np.inf, -np.inf],
@@ -370,25 +373,144 @@ def bindings_within_limit(monkeypatch):
     monkeypatch.setattr(Program, "dispatch", checked)
 
 
-@pytest.mark.parametrize("dtype", [np.uint32, np.int32])
+@pytest.mark.parametrize("dtype", [np.uint32, np.int32, np.uint64, np.int64])
 def test_bincount_with_more_bins_than_one_binding(dtype, bindings_within_limit):
     rng = np.random.default_rng(31)
     x = rng.integers(0, 5000, 20_003).astype(dtype)  # 5000 bins: 5 windows of 1024
     w = rng.integers(-5, 5, x.size).astype(np.int32)
     wf = rng.standard_normal(x.size).astype(np.float32)
-    with binding_limit(4096):
+    with binding_limit(1024 * np.dtype(dtype).itemsize):  # 1024 elements: the histogram's tile
         np.testing.assert_array_equal(bincount(x).numpy(), np.bincount(x))
         np.testing.assert_array_equal(bincount(x, minlength=9000).numpy(), np.bincount(x, minlength=9000))
         np.testing.assert_array_equal(bincount(x, weights=w).numpy(), np.bincount(x, weights=w).astype(np.int32))
         np.testing.assert_allclose(bincount(x, weights=wf).numpy(), np.bincount(x, weights=wf), rtol=1e-5, atol=1e-4)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", DTYPES + WIDE)
 def test_histogram_with_more_bins_than_one_binding(dtype, bindings_within_limit):
     x = data(30_001, dtype, seed=33)
     edges = np.unique(np.concatenate([[-1e6], data(3000, np.float32, seed=34).astype(np.float64) * 3, [1e6]]))
-    with binding_limit(4096):
+    with binding_limit(1024 * np.dtype(dtype).itemsize):
         check(x, bins=3000)
         check(x, bins=2500, range=(-300, 300))
         check(x, bins=edges)  # uneven edges
         check(x, bins=np.linspace(-300, 300, 2001), weights=data(30_001, np.int32, seed=35))
+
+
+# -- 64-bit data: the bins by searching the edges as 64-bit order keys ------------------------
+@pytest.mark.parametrize("dtype", WIDE)
+@pytest.mark.parametrize("n", [0, 1, 257, 4097, 70_001])
+def test_wide_data(dtype, n):
+    x = data(n, dtype, seed=n)
+    check(x, bins=10)
+    check(x, bins=[-100, -3.5, 0, 0, 2, 17.25, 500, 1000])
+    if n:
+        check(x, bins=3000, range=(-150, 1500))  # more bins than the splitter table: global memory
+        check(x, bins=np.geomspace(1, 1500, 40), weights=data(n, np.float32, seed=1))
+        check(x, bins=64, range=(-4, 4), weights=data(n, np.int32, seed=2))
+
+
+def test_wide_edges_compare_as_numpy():
+    # int64 data is compared with float64 edges after rounding to float64 (as numpy does);
+    # float64 data with float64 edges exactly (not rounded to float32)
+    big = np.array([2**53 - 1, 2**53, 2**53 + 1, 2**53 + 2, 2**53 + 3, 2**62, -(2**63), 2**63 - 1], np.int64)
+    check(big, bins=3, range=(2.0**53, 2.0**53 + 64))
+    check(big, bins=[2**53, 2.0**53 + 1, 2.0**53 + 2, 2.0**63])
+    check(big, bins=np.array([-(2**63), 2**53 + 1, 2**63 - 1], np.int64))  # int64 edges: exact
+    check(big, bins=5)
+    check(big.astype(np.uint64) & np.uint64(2**64 - 1), bins=4)
+    for lo, hi, bins in [(0.1, 0.9, 7), (-1.0, 1.0, 256), (0.0, 1e-300, 13)]:
+        _, edges = np.histogram(np.zeros(0), bins=bins, range=(lo, hi))
+        x = np.concatenate([edges, np.nextafter(edges, np.inf), np.nextafter(edges, -np.inf)])
+        check(x, bins=bins, range=(lo, hi))
+        check(x.astype(np.float32).astype(np.float64), bins=edges)
+    specials = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 5e-324, -5e-324, 1.0], np.float64)
+    check(specials, bins=[-np.inf, -1e-320, 0.0, 1e-320, np.inf])
+    check(specials, bins=[-1.0, -0.0, 1.0])
+    with pytest.raises(ValueError, match="not finite"):
+        histogram(specials, bins=3)
+
+
+def test_wide_chunked_input():
+    x = data(50_003, np.float64, seed=41)
+    with binding_limit(64 * 1024):  # the input over several bindings, the thresholds too
+        check(x, bins=50)
+        check(x, bins=9000, range=(-10, 10))
+
+
+def test_range_in_longdouble_compares_in_longdouble():
+    # numpy compares in the range's precision: 1.0 is below the lower edge 1 + eps(longdouble)
+    lo = np.longdouble(1) + np.finfo(np.longdouble).eps
+    if lo == 1:
+        pytest.skip("longdouble is float64 here")
+    for dt in DTYPES + WIDE:
+        x = np.array([0, 1, 1, 2, 3], dt)
+        check(x, bins=2, range=(lo, np.longdouble(3)))
+        check(x, bins=np.array([lo, 2, np.longdouble(3) - 2 * np.finfo(np.longdouble).eps]))
+
+
+def test_weights_of_another_shape_are_refused_as_numpy():
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with pytest.raises(ValueError, match="same shape"):
+        histogram(x, weights=np.ones(6, np.float32))
+    check(x, weights=np.ones((2, 3), np.float32))
+    with pytest.raises(ValueError, match="same length"):
+        bincount(np.arange(4, dtype=np.int32), weights=np.ones((1, 4), np.float32))
+
+
+@pytest.mark.parametrize("dtype", WIDE[:2])
+def test_wide_bincount(dtype):
+    rng = np.random.default_rng(5)
+    for n in (1, 4097, 30_001):
+        x = rng.integers(0, 3000, n).astype(dtype)
+        np.testing.assert_array_equal(bincount(x).numpy(), np.bincount(x))
+        np.testing.assert_array_equal(bincount(x, minlength=5000).numpy(), np.bincount(x, minlength=5000))
+        w = rng.standard_normal(n).astype(np.float32)
+        np.testing.assert_allclose(bincount(x, weights=w).numpy(), np.bincount(x, weights=w), rtol=1e-5, atol=1e-4)
+    with pytest.raises(ValueError, match="negative"):
+        bincount(np.array([3, 2**63 - 1, -(2**63)], np.int64))
+    with pytest.raises(MemoryError, match="bins"):
+        bincount(np.array([2**40], dtype))
+    with pytest.raises(ValueError, match="too big"):
+        bincount(np.array([2**62], dtype))
+    with binding_limit(64 * 1024):
+        x = rng.integers(0, 40, 30_001).astype(dtype)
+        np.testing.assert_array_equal(bincount(x).numpy(), np.bincount(x))
+    x = rng.integers(0, 200_000, 10_000).astype(dtype)  # global-atomic path
+    np.testing.assert_array_equal(bincount(x).numpy(), np.bincount(x))
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(WIDE), st.integers(1, 300), st.floats(-1e18, 1e18), st.floats(0, 1e18),
+       st.integers(0, 2**32 - 1))
+def test_hypothesis_wide_values_next_to_edges(dtype, bins, lo, width, seed):
+    # values on every edge and next to it (in the data's dtype), plus random ones
+    kw = {"bins": bins, "range": (lo, lo + width)}
+    try:
+        edges = np.histogram_bin_edges(np.zeros(0, dtype), **kw)
+    except ValueError:  # numpy refuses (too many bins for the range): so must we
+        with pytest.raises(ValueError):
+            histogram(np.zeros(3, dtype), **kw)
+        return
+    rng = np.random.default_rng(seed)
+    dt = np.dtype(dtype)
+    with np.errstate(invalid="ignore", over="ignore"):
+        if dt.kind == "f":
+            near = np.concatenate([edges, np.nextafter(edges, np.inf), np.nextafter(edges, -np.inf)])
+        else:
+            info = np.iinfo(dt)
+            base = np.clip(edges, float(info.min), float(info.max)).astype(dt)
+            near = np.concatenate([base, np.where(base < info.max, base + dt.type(1), base),
+                                   np.where(base > info.min, base - dt.type(1), base)])
+        x = np.concatenate([near.astype(dt), rng.uniform(lo - width, lo + 2 * width, 500).astype(dt)])
+    check(x, **kw)
+
+
+@pytest.mark.parametrize("minlength", [2.7, "3", "foobar", None, True, np.float64(3)])
+def test_bincount_minlength_must_be_an_integer(minlength):
+    x = np.array([1, 2], np.int32)
+    with pytest.raises(TypeError):
+        np.bincount(x, minlength=minlength)
+    with pytest.raises(TypeError):
+        bincount(x, minlength=minlength)
+    np.testing.assert_array_equal(bincount(x, minlength=np.int64(4)).numpy(), np.bincount(x, minlength=4))

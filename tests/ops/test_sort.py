@@ -215,13 +215,13 @@ def test_larger_than_the_largest_buffer(monkeypatch):
 
 
 def test_errors():
-    for bad in (np.zeros(4, np.float64), np.zeros(4, np.int64), np.zeros(4, np.bool_), np.zeros(4, np.float16), [3, 1, 2]):
+    for bad in (np.zeros(4, np.bool_), np.zeros(4, np.float16), np.zeros(4, np.int16), [True, False]):
         with pytest.raises(TypeError):
             sort(bad)
         with pytest.raises(TypeError):
             argsort(bad)
     with pytest.raises(TypeError):
-        sort_pairs(np.zeros(4, np.uint32), np.zeros(4, np.int64))
+        sort_pairs(np.zeros(4, np.uint32), np.zeros(4, np.int16))
     assert sort(np.zeros((2, 3), np.float32)).shape == (2, 3)  # n-D: along an axis (tests/ops/test_axis.py)
     with pytest.raises(ValueError, match="one-dimensional"):
         argsort(np.float32(1.0))
@@ -269,7 +269,7 @@ def test_plan_pairs_skip_digits_and_profile():
     with pytest.raises(ValueError):
         keys_plan(keys[:-1])
     with pytest.raises(TypeError):
-        SortPlan(n, np.float64)
+        SortPlan(n, np.int16)
 
 
 @pytest.mark.parametrize("items", [4, 8, 12, 16])

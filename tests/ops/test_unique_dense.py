@@ -15,6 +15,12 @@ from support import run_on_gl
 DTYPES = (np.uint32, np.int32)
 
 
+@pytest.fixture(autouse=True)
+def dense_at_every_size(monkeypatch):
+    """The bitmap from the first key on (by default only large inputs measure their range)."""
+    monkeypatch.setattr(unique_dense, "DENSE_FROM", 0)
+
+
 @pytest.fixture
 def taken(monkeypatch):
     """The dense_range answers of the calls made while the test runs."""
@@ -146,10 +152,34 @@ def test_gl_backend_subprocess():
     assert "GL unique ok" in run_on_gl(script)
 
 
+def test_small_inputs_do_not_measure_their_range(monkeypatch, taken, rng):
+    monkeypatch.setattr(unique_dense, "DENSE_FROM", 5000)
+    x = rng.integers(0, 10, 4999).astype(np.uint32)
+    check(x)
+    assert taken == []  # the sort path, no probe
+    check(rng.integers(0, 10, 5000).astype(np.uint32))
+    assert taken == [True]
+
+
+def test_a_repeated_dense_call_makes_no_gpu_object_and_reads_once(device, rng):
+    from test_calls import counting, counting_submits
+
+    x = wgprim.asarray(rng.integers(0, 300, 20_000).astype(np.int32))
+    for _ in range(3):
+        wgprim.unique(x, return_counts=True)
+    with counting(device) as made, counting_submits() as submits:
+        values, counts = wgprim.unique(x, return_counts=True)
+    assert dict(made) == {}
+    assert submits["submits"] == 2  # the range probe, then the steps with the count's copy
+    want = np.unique(x.numpy(), return_counts=True)
+    np.testing.assert_array_equal(values.numpy(), want[0])
+    np.testing.assert_array_equal(counts.numpy(), want[1])
+
+
 @pytest.mark.parametrize("dtype", [np.int64, np.uint64])
 def test_64_bit_keys(taken, dtype, monkeypatch):
     # ranges at the ends of the type, across the sign (int64: -1 and 0 differ in the high
-    # word of their keys), across a low word's wrap; the per-workgroup ranges over windows
+    # word of their keys), across a low word's wrap; beyond one binding
     from support import check_binding_sizes
 
     info = np.iinfo(dtype)

@@ -38,7 +38,7 @@ def reduce(x, op="sum", axis=None, *, keepdims: bool = False) -> Array:
         return _empty_result(op, arr.dtype, name)
     out = empty((), operators.result_dtype(op, arr.dtype), arr.device)
     recorder = reduce_recorder(arr.device, arr.size, arr.dtype, op)
-    run_recorded(arr.device, (recorder,), (arr, out), recorder.record, f"reduce {name}")
+    run_recorded(arr.device, (recorder,), (arr, out), recorder.record, f"reduce {name}", stage=out)
     return out
 
 
@@ -71,7 +71,7 @@ class ReducePlan:
         if arr.size != self.n or arr.dtype != self.dtype:
             raise ValueError(f"plan is for {self.n} elements of {self.dtype}, got {arr.size} of {arr.dtype}")
         out = check_out(self.result if out is None else out, (), operators.result_dtype(self.op, self.dtype), (arr,))
-        times = self._plan.run(arr, out, profile=profile)
+        times = self._plan.run(arr, out, profile=profile, stage=out)
         return (out, times) if profile else out
 
 

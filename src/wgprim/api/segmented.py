@@ -12,12 +12,17 @@ from __future__ import annotations
 import numpy as np
 
 from wgprim.array import Array, empty
+from wgprim.ops import lexsort as chains
 from wgprim.ops import operators
 from wgprim.ops.axis import _check_binding, axis_reducer, axis_scanner
-from wgprim.ops.common import as_input
+from wgprim.ops.common import as_input, check_flag
 from wgprim.ops.segmented import (SORT_KEY_DTYPES, VALUES_GATHER, VALUES_NONE, SegmentSorter, _copy,
                                   _upload_u32)
 from wgprim.program import Program
+
+# segment_sort's keys and values: 32-bit ones by the segmented sorts of ops/segmented.py,
+# 64-bit keys (or 8-byte values) by a chain of 32-bit sorts (ops/lexsort.py).
+KEY_DTYPES = chains.KEY_DTYPES
 
 
 def check_offsets(offsets, n: int) -> np.ndarray:
@@ -91,13 +96,15 @@ def segment_scan(x, offsets, op="sum", exclusive: bool = False) -> Array:
 
 def segment_sort(keys, offsets, values=None, descending: bool = False):
     """Sort every segment keys[offsets[s]:offsets[s+1]] on its own, stably (equal keys keep
-    their order; NaN last, or first when descending, as wgprim.sort). Keys uint32, int32
-    or float32; values (optional) any 32-bit dtype, moved with their keys. Returns the
-    sorted keys, or (keys, values)."""
-    k = _one_dimensional(keys, "keys", SORT_KEY_DTYPES)
+    their order, each value its own bits; NaN last, or first when descending, as
+    wgprim.sort). Keys uint32, int32, float32, uint64, int64 or float64; values (optional)
+    any of those dtypes, moved with their keys. Returns the sorted keys, or (keys,
+    values)."""
+    descending = check_flag("descending", descending)
+    k = _one_dimensional(keys, "keys", KEY_DTYPES)
     v = None
     if values is not None:
-        v = _one_dimensional(values, "values", SORT_KEY_DTYPES)
+        v = _one_dimensional(values, "values", KEY_DTYPES)
         if v.size != k.size:
             raise ValueError(f"keys and values differ in length: {k.size} and {v.size}")
     offs = check_offsets(offsets, k.size)
@@ -114,6 +121,9 @@ def segment_sort(keys, offsets, values=None, descending: bool = False):
     if last - first == 0:
         return result
     _check_binding(k)
+    if k.dtype not in SORT_KEY_DTYPES or (v is not None and v.itemsize != 4):
+        _sort_region_wide(k, v, keys_out, vals_out, offs, descending)
+        return result
     sorter = SegmentSorter(k, descending, VALUES_GATHER if v is not None else VALUES_NONE)
     long = lengths > sorter.tile
     if np.any(long):
@@ -158,3 +168,33 @@ def _sort_region(sorter: SegmentSorter, k: Array, v, keys_out: Array, vals_out, 
         _copy(dev, out_k, keys_out, 0, first, n)
         if v is not None:
             _copy(dev, out_v, vals_out, 0, first, n)
+
+
+def _sort_region_wide(k: Array, v, keys_out: Array, vals_out, offs: np.ndarray, descending: bool) -> None:
+    """Every segment of keys[offs[0]:offs[-1]] by one chain of 32-bit sorts over the keys'
+    words and each element's segment (ops/lexsort.py); the region is copied out and back
+    when it is not all of k."""
+    dev = k.device
+    first, last = int(offs[0]), int(offs[-1])
+    n = last - first
+    whole = first == 0 and last == k.size
+    program = Program(dev, label="segment sort")
+
+    def part(a: Array, copy_in: bool) -> Array:
+        if whole:
+            return a
+        region = Array(program.temp(n * a.itemsize), a.dtype, (n,), dev)
+        if copy_in:
+            program.copy(a.buffer, first * a.itemsize, region.buffer, 0, n * a.itemsize)
+        return region
+
+    keys_r, out_k = part(k, True), part(keys_out, False)
+    vals_r, out_v = (part(v, True), part(vals_out, False)) if v is not None else (None, None)
+    rel = _upload_u32(dev, (offs.astype(np.int64) - first).astype(np.uint32))
+    chains.record_segmented_sort(program, keys_r, out_k, vals_r, out_v, False, descending,
+                                 {"offsets": rel, "slots": offs.size - 1})
+    if not whole:
+        for out, region in ((keys_out, out_k), (vals_out, out_v)):
+            if region is not None:
+                program.copy(region.buffer, 0, out.buffer, first * out.itemsize, n * out.itemsize)
+    program.run()

@@ -13,14 +13,13 @@ from collections import namedtuple
 import numpy as np
 
 from wgprim.api.sort import argsort_with_keys, sorted_copy
-from wgprim.array import Array, empty
+from wgprim.array import SUPPORTED_DTYPES, Array, empty
 from wgprim.ops import compaction, numpy_options
 from wgprim.ops.common import as_input, check_flag
-from wgprim.ops.gather import record_gather
 from wgprim.ops.select import (RUN_DTYPES, U32, VALUE_TYPES, _as_mask, _gather_outputs, _inverse, _run_lengths,
                                _run_starts, compact_recorder)
 from wgprim.ops.unique_dense import unique_dense
-from wgprim.program import Program, run_recorded
+from wgprim.program import run_recorded
 
 
 COMPACT_METHODS = ("single-pass", "three-phase")
@@ -61,15 +60,19 @@ def _select(x: Array | None, mask: Array, ordered: bool = True, method: str | No
 
 
 def compact(x, mask, ordered: bool = True, *, method: str | None = None) -> Array:
-    """x[mask] for a bool mask of x's shape: the kept elements, flattened, in order.
-    ordered=False: the append-buffer form (same elements, order of tiles unspecified).
-    method: "single-pass" (decoupled fallback, docs/scan.md) or "three-phase" (count,
-    scan, scatter); None: single pass up to 2^24 elements, where it measured faster."""
+    """x[mask] for a bool mask of x's shape: the kept elements, flattened, in order, bit
+    for bit, for every dtype an Array holds. ordered=False: the append-buffer form (same
+    elements, order of tiles unspecified). method: "single-pass" (decoupled fallback,
+    docs/scan.md) or "three-phase" (count, scan, scatter); None: single pass up to 2^24
+    elements, where it measured faster. 4-byte elements are written by the compaction
+    itself; bool, float16 and 8-byte ones are gathered from the kept positions."""
     if not isinstance(ordered, bool):
         raise TypeError(f"ordered must be True or False, not {ordered!r}")
-    arr = as_input(x, VALUE_TYPES)
+    arr = as_input(x, SUPPORTED_DTYPES)
     m = _as_mask(mask, shape=arr.shape)
-    return _select(arr.ravel(), m.ravel(), ordered, method)
+    if arr.dtype in VALUE_TYPES:
+        return _select(arr.ravel(), m.ravel(), ordered, method)
+    return compaction.gather_kept(arr.ravel(), _select(None, m.ravel(), ordered, method))
 
 
 def nonzero(mask, ordered: bool = True, *, method: str | None = None) -> Array:
@@ -93,21 +96,12 @@ def _runs(s: Array, counts: bool, source: Array | None = None, perm: Array | Non
     from_source = perm is not None and (s.dtype.kind == "f" or s.itemsize != 4)
     firsts = _select(perm, mask, kept=False) if index or from_source else None
     if from_source:
-        values = _take(source, firsts)
+        values = compaction.gather_kept(source, firsts)
     elif s.itemsize == 4:
         values = _select(s, mask, kept=False)
     else:  # 8-byte values: taken at the runs' starts
-        values = _take(s, starts)
+        values = compaction.gather_kept(s, starts)
     return values, (firsts if index else None), (_run_lengths(starts, s.size) if counts else None)
-
-
-def _take(x: Array, indices: Array) -> Array:
-    """x[indices] of the flat x (uint32 indices), bit for bit (ops/gather.py)."""
-    out = empty((indices.size,), x.dtype, x.device)
-    program = Program(x.device, label="take")
-    record_gather(program, x, indices, out)
-    program.run()
-    return out
 
 
 def run_length_encode(x):

@@ -1,20 +1,21 @@
-"""Sorting's front doors: sort, argsort, sort_pairs and SortPlan for uint32, int32 and
-float32 keys, of 1-D arrays or along an axis.
+"""Sorting's front doors: sort, argsort, sort_pairs, lexsort and SortPlan for uint32,
+int32, float32, uint64, int64 and float64 keys, of 1-D arrays or along an axis.
 
 Semantics (those of numpy's stable sort, `np.sort` / `np.argsort(kind="stable")`):
-- NaN sorts after every number (last ascending, first descending).
-- -0.0 and +0.0 are equal keys: argsort and sort_pairs keep them in input order. Sorted
-  float keys come back with every zero as +0.0 and every NaN as the quiet NaN 0x7fc00000
-  (equal to np.sort's result under ==, NaNs in the same places).
+- Results are the input's own bits, moved: a sort is a bitwise permutation of its input.
+- NaN sorts after every number (last ascending, first descending); NaNs of any sign and
+  payload are equal keys, kept in input order.
+- -0.0 and +0.0 are equal keys, kept in input order (each keeps its sign).
 - descending: largest first, equal keys still in input order (so it is not the reverse
   of the ascending result).
 - n-D input is sorted along `axis` (default -1; None flattens): rows of the last axis are
   segments of equal length (ops/segmented.py). Other key dtypes raise TypeError.
-- argsort returns uint32 indices.
+- argsort and lexsort return uint32 indices (numpy: intp).
 
-Methods: "radix" (default, ops/radix_sort.py, stable, any length the device's buffers hold)
-and "bitonic" (ops/bitonic.py, the sorting network; keys only, not stable — equal keys
-are indistinguishable in `sort`'s output, so that does not show).
+Methods: "radix" (default, ops/radix_sort.py, stable, any length the device's buffers hold;
+64-bit keys and several keys by chains of 32-bit sorts, ops/lexsort.py) and "bitonic"
+(ops/bitonic.py, the sorting network, 32-bit keys; stable where ties can differ in bits:
+float32).
 """
 from __future__ import annotations
 
@@ -24,19 +25,32 @@ import numpy as np
 
 from wgprim.array import Array, empty
 from wgprim.device import check_current, get_device
+from wgprim.ops import lexsort as chains
 from wgprim.ops import numpy_options
 from wgprim.ops.axis import move_axis, normalize_axis
 from wgprim.ops.bitonic import bitonic_sorter
-from wgprim.ops.common import as_input
+from wgprim.ops.common import as_input, check_flag
 from wgprim.ops.radix_sort import ALL_DIGITS, radix_sorter
-from wgprim.ops.sorting import record_sort, sort_key
-from wgprim.ops.segmented import SORT_KEY_DTYPES, VALUES_GATHER, VALUES_NONE, VALUES_POSITION, sort_rows
+from wgprim.ops.segmented import VALUES_GATHER, VALUES_NONE, VALUES_POSITION, sort_rows
 from wgprim.program import Plan, Program, run_recorded
 
 U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
-KEY_DTYPES = (U32, I32, F32)
-VALUE_DTYPES = (U32, I32, F32)
+U64, I64, F64 = np.dtype(np.uint64), np.dtype(np.int64), np.dtype(np.float64)
+KEY_DTYPES = (U32, I32, F32, U64, I64, F64)
+NARROW = (U32, I32, F32)  # keys the 32-bit radix passes sort directly
+VALUE_DTYPES = KEY_DTYPES  # any 4- or 8-byte dtype rides along
 METHODS = ("radix", "bitonic")
+
+
+def _check_method(method) -> None:
+    if not isinstance(method, str) or method not in METHODS:
+        raise ValueError(f"unknown sort method {method!r}; methods: {', '.join(METHODS)}")
+
+
+def _check_stable(stable) -> None:
+    """numpy's stable= (None, True or False); wgprim's sorts are always stable."""
+    if stable is not None:
+        check_flag("stable", stable)
 
 
 def _one_dimensional(x, what: str, allowed) -> Array:
@@ -46,34 +60,58 @@ def _one_dimensional(x, what: str, allowed) -> Array:
     return arr
 
 
+def _axis_form(x, axis) -> bool:
+    """Whether a sort takes the axis= path (n-D input or axis=None); a 1-D input's axis is
+    checked here (numpy's AxisError / TypeError)."""
+    ndim = getattr(x, "ndim", None)
+    if ndim is None:
+        ndim = np.ndim(x)
+    if axis is None or ndim > 1:
+        return True
+    if ndim == 1:
+        normalize_axis(axis, 1)
+    return False
+
+
 def sort(x, *, axis=-1, descending: bool = False, stable: bool = True, method: str = "radix",
          kind=None, order=None) -> Array:
-    """A sorted copy of the 1-D `x` (uint32, int32 or float32), as numpy's np.sort.
+    """A sorted copy of the 1-D `x` (uint32, int32, float32, uint64, int64 or float64), as
+    numpy's np.sort: the input's own bits, ties in input order.
     n-D: along `axis` (the last; None flattens), ops/segmented.py."""
     numpy_options.sort_options("sort", kind, order)
-    if axis is None or getattr(x, "ndim", np.ndim(x)) > 1:
+    descending = check_flag("descending", descending)
+    _check_stable(stable)
+    _check_method(method)
+    if _axis_form(x, axis):
         return sort_axis("keys", x, axis, descending, method)
-    if method not in METHODS:
-        raise ValueError(f"unknown sort method {method!r}; methods: {', '.join(METHODS)}")
     keys = _one_dimensional(x, "sort input", KEY_DTYPES)
+    if method == "bitonic" and keys.dtype not in NARROW:
+        raise TypeError(f"method='bitonic' sorts uint32, int32 and float32 keys, not {keys.dtype}: "
+                        "use method='radix'")
     out = empty((keys.size,), keys.dtype, keys.device)
     if keys.size == 0:
         return out
-    descending = bool(descending)
     if method == "bitonic":
         sorter = bitonic_sorter(keys.device, keys.dtype, descending)
         run_recorded(keys.device, (sorter,), (keys, out), sorter.record, "bitonic sort")
     else:
-        run_recorded(keys.device, sort_key(keys.device, keys, descending), (keys, out),
-                     lambda p, k, o: record_sort(p, k, o, descending=descending), "radix sort")
+        run_recorded(keys.device, _sort_key(keys, descending), (keys, out),
+                     lambda p, k, o: chains.record_any_sort(p, k, o, descending=descending), "radix sort")
     return out
+
+
+def _sort_key(keys: Array, descending: bool, *more) -> tuple:
+    """The recording key of a sort of `keys` (and values of dtypes `more`)."""
+    return chains.sort_key(keys.device, (keys.dtype, *more), keys.size, descending)
 
 
 def sort_pairs(keys, values, *, axis=-1, descending: bool = False) -> tuple[Array, Array]:
     """(sorted keys, values in the same order): a stable sort of `values` by `keys`.
-    Values may be any 32-bit dtype (uint32, int32, float32), e.g. an index array.
-    n-D: along `axis` (the last; None flattens), ops/segmented.py."""
-    if axis is None or getattr(keys, "ndim", np.ndim(keys)) > 1:
+    Values may be any 4- or 8-byte dtype of wgprim (uint32, int32, float32, uint64, int64,
+    float64), e.g. an index array. n-D: along `axis` (the last; None flattens),
+    ops/segmented.py."""
+    descending = check_flag("descending", descending)
+    if _axis_form(keys, axis):
         return sort_axis("pairs", keys, axis, descending, "radix", values)
     k = _one_dimensional(keys, "keys", KEY_DTYPES)
     v = _one_dimensional(values, "values", VALUE_DTYPES)
@@ -83,9 +121,8 @@ def sort_pairs(keys, values, *, axis=-1, descending: bool = False) -> tuple[Arra
     vals_out = empty((v.size,), v.dtype, k.device)
     if k.size == 0:
         return keys_out, vals_out
-    descending = bool(descending)
-    run_recorded(k.device, (*sort_key(k.device, k, descending), "pairs"), (k, v, keys_out, vals_out),
-                 lambda p, k, v, ko, vo: record_sort(p, k, ko, v, vo, descending=descending), "sort pairs")
+    run_recorded(k.device, (*_sort_key(k, descending, v.dtype), "pairs"), (k, v, keys_out, vals_out),
+                 lambda p, k, v, ko, vo: chains.record_any_sort(p, k, ko, v, vo, descending=descending), "sort pairs")
     return keys_out, vals_out
 
 
@@ -93,42 +130,93 @@ def argsort(x, *, axis=-1, descending: bool = False, stable: bool = True, kind=N
     """uint32 indices that sort the 1-D `x` stably, as np.argsort(x, kind="stable").
     n-D: along `axis` (the last; None flattens), ops/segmented.py."""
     numpy_options.sort_options("argsort", kind, order)
-    if axis is None or getattr(x, "ndim", np.ndim(x)) > 1:
+    descending = check_flag("descending", descending)
+    _check_stable(stable)
+    if _axis_form(x, axis):
         return sort_axis("argsort", x, axis, descending, "radix")
     k = _one_dimensional(x, "argsort input", KEY_DTYPES)
-    return argsort_with_keys(k, bool(descending))[0]
+    return argsort_with_keys(k, descending)[0]
 
 
 def argsort_with_keys(k: Array, descending: bool = False, keep_keys: bool = False,
                       kept: bool = True) -> tuple[Array, Array | None]:
-    """(indices, sorted keys or None) of the 1-D Array k: the keys come out of the same
-    passes (the sort moves them along with the indices), kept when asked for. kept=False:
-    not a kept recording (a step of a larger call: run_recorded)."""
+    """(indices, sorted keys or None) of the 1-D Array k (any key dtype): the keys come out
+    of the same sort, kept when asked for. kept=False: not a kept recording (a step of a
+    larger call: run_recorded)."""
     dev = k.device
     idx = empty((k.size,), U32, dev)
     if k.size == 0:
         return idx, (empty((0,), k.dtype, dev) if keep_keys else None)
+    key = (*_sort_key(k, descending), "argsort")
     if keep_keys:
         keys_out = empty((k.size,), k.dtype, dev)
-        run_recorded(dev, (*sort_key(dev, k, descending), "argsort"), (k, keys_out, idx),
-                     lambda p, k, ko, i: record_sort(p, k, ko, None, i, index_values=True, descending=descending),
+        run_recorded(dev, key, (k, keys_out, idx),
+                     lambda p, k, ko, i: chains.record_any_sort(p, k, ko, None, i, index_values=True,
+                                                                descending=descending),
                      "argsort", keep=kept)
         return idx, keys_out
-
-    def record(p, k, i):  # the sorted keys in a temporary of the recording
-        keys_out = Array(p.temp(k.nbytes), k.dtype, (k.size,), dev)
-        record_sort(p, k, keys_out, None, i, index_values=True, descending=descending)
-
-    run_recorded(dev, (*sort_key(dev, k, descending), "argsort"), (k, idx), record, "argsort", keep=kept)
+    run_recorded(dev, key, (k, idx),
+                 lambda p, k, i: chains.record_any_sort(p, k, None, None, i, index_values=True, descending=descending),
+                 "argsort", keep=kept)
     return idx, None
 
 
 def sorted_copy(k: Array, kept: bool = True) -> Array:
-    """The ascending sort of the 1-D Array k (kept=False: see argsort_with_keys)."""
+    """The ascending sort of the 1-D Array k, any key dtype (kept=False: see
+    argsort_with_keys)."""
     out = empty((k.size,), k.dtype, k.device)
     if k.size:
-        run_recorded(k.device, sort_key(k.device, k, False), (k, out), lambda p, k, o: record_sort(p, k, o),
+        run_recorded(k.device, _sort_key(k, False), (k, out), lambda p, k, o: chains.record_any_sort(p, k, o),
                      "radix sort", keep=kept)
+    return out
+
+
+def lexsort(keys, axis=-1) -> Array:
+    """uint32 indices that sort by several keys, as np.lexsort(keys): the last key is the
+    primary one, ties go to the key before it, and so on; the sort is stable (remaining
+    ties in input order). `keys`: a tuple or list of 1-D arrays of one length, of any key
+    dtypes (mixed: uint32, int32, float32, uint64, int64, float64), or a 2-D array whose
+    rows are the keys. numpy returns intp indices; wgprim's are uint32, as its argsort's.
+    One chain of stable 32-bit radix sorts over every key's words (ops/lexsort.py)."""
+    if isinstance(keys, (tuple, list)):
+        arrays = [as_input(k, KEY_DTYPES) for k in keys]
+    else:
+        whole = as_input(keys, KEY_DTYPES)
+        if whole.ndim != 2:
+            raise ValueError(f"lexsort takes a tuple of 1-D keys or a 2-D array of keys as rows, "
+                             f"got shape {whole.shape}")
+        arrays = [_row(whole, i) for i in range(whole.shape[0])]
+    if not arrays:
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    if any(a.ndim != 1 for a in arrays):
+        raise ValueError("lexsort's keys must be one-dimensional (numpy's n-D keys are not supported: "
+                         "pass the rows one by one)")
+    if any(a.shape != arrays[0].shape for a in arrays):
+        raise ValueError(f"all keys need to be the same shape, got {[a.shape for a in arrays]}")
+    normalize_axis(axis, 1)
+    dev, n = arrays[0].device, arrays[0].size
+    idx = empty((n,), U32, dev)
+    if n == 0:
+        return idx
+    dtypes = tuple(a.dtype for a in arrays)
+
+    def record(p, *arrays_and_out):
+        *ks, out = arrays_and_out
+        words = [w for k in ks for w in chains.words(p, k)]
+        chains.record_argsort_words(p, words, out)
+
+    run_recorded(dev, ("lexsort", *chains.sort_key(dev, dtypes, n, False)), (*arrays, idx), record, "lexsort")
+    return idx
+
+
+def _row(a: Array, i: int) -> Array:
+    """Row i of the 2-D Array a, as a 1-D Array of its own (a copy on the GPU)."""
+    n = a.shape[1]
+    out = empty((n,), a.dtype, a.device)
+    if n:
+        p = Program(a.device, label="lexsort row")
+        p.copy(a.buffer, i * n * a.itemsize, out.buffer, 0, n * a.itemsize)
+        p.run()
     return out
 
 
@@ -141,25 +229,34 @@ class SortPlan:
     values)) or "argsort" (plan(x) -> indices). Results are the plan's own Arrays for the
     calling thread, overwritten by that thread's next run: each thread that runs the plan
     gets its own temporaries and results, so a plan is safe to share between threads.
-    `skip_digits=True` probes the keys on every run (one sync with the GPU) and skips the
-    passes whose digit is equal in every key; the default runs all four passes without
-    waiting for anything. `profile=True` on a call also returns the GPU time per step
-    ("radix count", "radix scan", "radix scatter").
+    `skip_digits=True` (32-bit keys) probes the keys on every run (one sync with the GPU)
+    and skips the passes whose digit is equal in every key; the default runs all four
+    passes without waiting for anything. `profile=True` on a call also returns the GPU time
+    per step ("radix count", "radix scan", "radix scatter"; 64-bit keys also "key words"
+    and "gather").
     """
 
     def __init__(self, n: int, dtype, what: str = "keys", descending: bool = False, skip_digits: bool = False):
         device = get_device()
         self.dtype = np.dtype(dtype)
         if self.dtype not in KEY_DTYPES:
-            raise TypeError(f"dtype {self.dtype} is not supported for sort keys; supported: uint32, int32, float32")
-        if what not in ("keys", "pairs", "argsort"):
+            raise TypeError(f"dtype {self.dtype} is not supported for sort keys; supported: "
+                            f"{', '.join(map(str, KEY_DTYPES))}")
+        if not isinstance(what, str) or what not in ("keys", "pairs", "argsort"):
             raise ValueError(f"what must be 'keys', 'pairs' or 'argsort', not {what!r}")
-        self.n, self.what, self.skip_digits = int(n), what, bool(skip_digits)
+        self.descending = check_flag("descending", descending)
+        self.skip_digits = check_flag("skip_digits", skip_digits)
+        if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
+            raise TypeError(f"n must be an int, not {type(n).__name__}")
+        self.n, self.what = int(n), what
         if self.n <= 0:
             raise ValueError("a sort plan needs n > 0")
+        if self.skip_digits and self.dtype not in NARROW:
+            raise ValueError("skip_digits=True probes 32-bit keys; a 64-bit key's sort runs every pass "
+                             "(leave skip_digits False)")
         self.device = device
-        self.sorter = radix_sorter(device, self.dtype, descending)
-        self.sorter.check_size(self.n)
+        self.sorter = radix_sorter(device, self.dtype if self.dtype in NARROW else U32, self.descending)
+        self.sorter.check_size(self.n * self.dtype.itemsize // 4)
         self._plan = Plan(device, "sort plan", self._record, self._make_results)
         self._plan.results()  # the constructing thread's results, allocated up front
 
@@ -170,8 +267,13 @@ class SortPlan:
     def _record(self, program: Program, keys: Array, *values: Array) -> None:
         # The calling thread's results and passes (run() keys the recording on both).
         results = self._plan.results()
-        self.sorter.record(program, keys, results.keys, values[0] if values else None, results.values,
-                           index_values=self.what == "argsort", digits=results.digits)
+        vals_in = values[0] if values else None
+        if self.dtype in NARROW and (vals_in is None or vals_in.itemsize == 4):
+            self.sorter.record(program, keys, results.keys, vals_in, results.values,
+                               index_values=self.what == "argsort", digits=results.digits)
+        else:
+            chains.record_any_sort(program, keys, results.keys, vals_in, results.values,
+                                   index_values=self.what == "argsort", descending=self.descending)
 
     @property
     def keys(self) -> Array:
@@ -211,12 +313,15 @@ class SortPlan:
             v = _one_dimensional(values, "values", VALUE_DTYPES)
             if v.size != self.n:
                 raise ValueError(f"plan is for {self.n} values, got {v.size}")
-            if results.values.dtype != v.dtype:  # the same buffer: no new recording
-                results.values = results.values.alias((self.n,), v.dtype)
+            if results.values.dtype != v.dtype:  # the same buffer, if it is large enough
+                if results.values.itemsize >= v.itemsize:
+                    results.values = results.values.alias((self.n,), v.dtype)
+                else:
+                    results.values = empty((self.n,), v.dtype, self.device)
             arrays = (k, v)
         # Other passes than the recorded ones: record again (same buffers from the pool).
         results.digits = self.sorter.probe(k) if self.skip_digits else ALL_DIGITS
-        times = self._plan.run(*arrays, profile=profile, variant=results.digits)
+        times = self._plan.run(*arrays, profile=check_flag("profile", profile), variant=results.digits)
         result = {"keys": results.keys, "pairs": (results.keys, results.values), "argsort": results.values}[self.what]
         return (result, times) if profile else result
 
@@ -235,18 +340,17 @@ def sort_axis(what: str, x, axis, descending: bool, method: str, values=None):
     """sort / argsort / sort_pairs of an n-D `x` along `axis` (None: flattened): rows of
     the last axis are segments of equal length; another axis is moved last on the GPU
     first (and back after)."""
-    if method not in METHODS:
-        raise ValueError(f"unknown sort method {method!r}; methods: {', '.join(METHODS)}")
-    arr = as_input(x, SORT_KEY_DTYPES)
+    _check_method(method)
+    arr = as_input(x, KEY_DTYPES)
     vals = None
     if what == "pairs":
-        vals = as_input(values, SORT_KEY_DTYPES)
+        vals = as_input(values, VALUE_DTYPES)
         if vals.shape != arr.shape:
             raise ValueError(f"keys and values differ in shape: {arr.shape} and {vals.shape}")
     if axis is None or arr.ndim <= 1:
+        if axis is not None:
+            normalize_axis(axis, max(arr.ndim, 1) if arr.ndim else 0)
         flat = arr.ravel()
-        if axis is not None and arr.ndim == 1:
-            normalize_axis(axis, 1)
         if what == "keys":
             return sort(flat, descending=descending, method=method)
         if what == "argsort":
@@ -259,7 +363,11 @@ def sort_axis(what: str, x, axis, descending: bool, method: str, values=None):
         vals = move_axis(vals, ax) if vals is not None else None
     length = arr.shape[-1]
     mode = {"keys": VALUES_NONE, "argsort": VALUES_POSITION, "pairs": VALUES_GATHER}[what]
-    keys_out, vals_out = sort_rows(arr.ravel(), length, descending, mode, vals.ravel() if vals is not None else None)
+    flat_vals = vals.ravel() if vals is not None else None
+    if arr.dtype in NARROW and (vals is None or vals.itemsize == 4):
+        keys_out, vals_out = sort_rows(arr.ravel(), length, descending, mode, flat_vals)
+    else:
+        keys_out, vals_out = _sort_rows_wide(arr.ravel(), length, descending, mode, flat_vals)
     keys_out = keys_out.reshape(arr.shape)
     vals_out = vals_out.reshape(arr.shape) if vals_out is not None else None
     if not last:
@@ -267,3 +375,19 @@ def sort_axis(what: str, x, axis, descending: bool, method: str, values=None):
         keys_out = move_axis(keys_out, ax, back=True, shape=shape)
         vals_out = move_axis(vals_out, ax, back=True, shape=shape) if vals_out is not None else None
     return {"keys": keys_out, "argsort": vals_out, "pairs": (keys_out, vals_out)}[what]
+
+
+def _sort_rows_wide(keys: Array, length: int, descending: bool, mode: int, values: Array | None):
+    """sort_rows for 64-bit keys or 8-byte values: one chain over the keys' words and the
+    row of each element (ops/lexsort.py)."""
+    dev = keys.device
+    keys_out = empty((keys.size,), keys.dtype, dev)
+    vals_out = None if mode == VALUES_NONE else empty((keys.size,), U32 if mode == VALUES_POSITION else values.dtype,
+                                                       dev)
+    if keys.size == 0 or length == 0:
+        return keys_out, vals_out
+    program = Program(dev, label="batched sort")
+    chains.record_segmented_sort(program, keys, keys_out, values, vals_out, mode == VALUES_POSITION, descending,
+                                 {"length": length})
+    program.run()
+    return keys_out, vals_out

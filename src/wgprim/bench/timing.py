@@ -351,13 +351,20 @@ class PerCallTimer:
         self.rounds.append(ms)
         return ms
 
-    def latency_run(self) -> float:
-        """One call, then its first element on the host."""
+    def latency_run(self, kept: bool = True) -> float:
+        """One call, then its first element on the host (`kept`: recorded; else a warm-up)."""
         start = time.perf_counter()
         self.first(self.call())
         ms = (time.perf_counter() - start) * 1e3
-        self.latencies.append(ms)
+        if kept:
+            self.latencies.append(ms)
         return ms
+
+    def latency_block(self, runs: int) -> None:
+        """One unrecorded run, then `runs` latency runs back to back: one side's turn."""
+        self.latency_run(kept=False)
+        for _ in range(runs):
+            self.latency_run()
 
     def result(self) -> PerCall:
         return PerCall(float(np.median(self.rounds)) if self.rounds else None,
@@ -375,13 +382,19 @@ def cuda_per_call(lib: str, module, call, warmup: int = 3) -> PerCallTimer:
     return PerCallTimer(call, lambda _result: sync(), lambda result: cuda_first(result, sync), warmup)
 
 
+LATENCY_BLOCKS = 4
+
+
 def per_call(timers: dict, rounds: int = 3, calls: int = 100, budget_ms: float = 1000.0, least: int = 10,
              latency_runs: int = 20, least_latency_runs: int = 5) -> dict:
     """Time every side's one-shot calls, interleaved: each side warmed and its N chosen,
-    then `rounds` rounds of every side's N calls, then the latency runs, one of every
-    side at a time (as many as fit the budget, at least `least_latency_runs`, at most
-    `latency_runs`). A side that raises stops there, the others go on: {name: PerCall},
-    with what it measured before and the error."""
+    then `rounds` rounds of every side's N calls, then the latency runs (as many as fit the
+    budget, at least `least_latency_runs`, at most `latency_runs`) in LATENCY_BLOCKS turns
+    of every side, each turn an unrecorded run and then its share back to back. Turns,
+    not one run of each side at a time: wgprim (Vulkan) and the CUDA libraries are two
+    contexts on one GPU, and alternating them call by call would time the GPU's switches
+    between them, which no user's loop of one library pays. A side that raises stops
+    there, the others go on: {name: PerCall}, with what it measured before and the error."""
     live = dict(timers)
 
     def each(step) -> None:
@@ -397,8 +410,10 @@ def per_call(timers: dict, rounds: int = 3, calls: int = 100, budget_ms: float =
     runs = int(min(latency_runs, max(least_latency_runs, budget_ms // one_ms)))
     for _ in range(rounds):
         each(lambda t: t.calls_round())
-    for _ in range(runs):
-        each(lambda t: t.latency_run())
+    blocks = min(LATENCY_BLOCKS, runs)
+    for b in range(blocks):
+        share = runs // blocks + (1 if b < runs % blocks else 0)
+        each(lambda t: t.latency_block(share))
     return {name: timer.result() for name, timer in timers.items()}
 
 

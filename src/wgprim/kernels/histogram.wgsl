@@ -18,6 +18,9 @@
 //                                 through it (exact even where float compares flush
 //                                 denormals to zero; NaN keys fall outside any range)
 //   fn load_weights(v: u32) -> vec4<u32> the bits of the 4 weights of vec4 `v` (1s if unweighted)
+//   fn load_src(v: u32) -> vec4<T>  elements 4v..4v+3 of the input (binding 1, declared there:
+//                                 src[v] itself, or for bincount of 64-bit integers the low
+//                                 words of two vec4<u32>)
 
 override WG: u32 = 256u;
 override MODE: u32 = 0u;    // 0: uniform bins, 1: binary search over edges, 2: bincount
@@ -44,7 +47,6 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> src: array<vec4<T>>;
 @group(0) @binding(2) var<storage, read> weights: array<vec4<W>>;
 // thresholds[0] = lo, thresholds[1..m] the interior edges; in MODE 1 followed by the
 // guide table (cells + 1 u32 entries, stored as T bits).
@@ -219,10 +221,10 @@ fn hist_shared(@builtin(workgroup_id) wid: vec3<u32>,
   var v = group * WG + t;
   // Main loop: 4 whole vec4s per invocation, all loads issued before any atomic.
   for (; v + 3u * stride < full; v += 4u * stride) {
-    let x0 = src[v];
-    let x1 = src[v + stride];
-    let x2 = src[v + 2u * stride];
-    let x3 = src[v + 3u * stride];
+    let x0 = load_src(v);
+    let x1 = load_src(v + stride);
+    let x2 = load_src(v + 2u * stride);
+    let x3 = load_src(v + 3u * stride);
     let w0 = load_weights(v);
     let w1 = load_weights(v + stride);
     let w2 = load_weights(v + 2u * stride);
@@ -233,7 +235,7 @@ fn hist_shared(@builtin(workgroup_id) wid: vec3<u32>,
     private_add4(x3, w3, r);
   }
   for (; v < nvec; v += stride) {
-    let x = src[v];
+    let x = load_src(v);
     let w = load_weights(v);
     for (var k = 0u; k < 4u; k++) {
       if (v * 4u + k < n) {
@@ -272,7 +274,7 @@ fn hist_global(@builtin(workgroup_id) wid: vec3<u32>,
   let nvec = (n + 3u) / 4u;
   let stride = params.groups * WG;
   for (var v = group * WG + t; v < nvec; v += stride) {
-    let x = src[v];
+    let x = load_src(v);
     let w = load_weights(v);
     for (var k = 0u; k < 4u; k++) {
       if (v * 4u + k < n) {

@@ -1,9 +1,11 @@
-// Move one axis of an array of 32-bit elements, viewed as (outer, length, inner), to the
-// end: (outer, inner, length); `move_axis_back` is the inverse. Sorting and top-k along a
-// middle axis are then row operations. One invocation per element; reads are coalesced
-// going to the end, writes coming back (the other side is strided).
+// Move one axis of an array of 32-bit elements (WORDS words each: 2 for 8-byte elements),
+// viewed as (outer, length, inner), to the end: (outer, inner, length); `move_axis_back`
+// is the inverse. Sorting and top-k along a middle axis are then row operations. One
+// invocation per element; reads are coalesced going to the end, writes coming back (the
+// other side is strided).
 
 override WG: u32 = 256u;
+override WORDS: u32 = 1u;
 
 struct Params {
   outer: u32,
@@ -38,7 +40,10 @@ fn move_axis_last(@builtin(workgroup_id) wid: vec3<u32>,
   if (i >= params.n) {
     return;
   }
-  dst[with_axis_last(i)] = src[i];
+  let j = with_axis_last(i);
+  for (var w = 0u; w < WORDS; w++) {
+    dst[j * WORDS + w] = src[i * WORDS + w];
+  }
 }
 
 @compute @workgroup_size(WG)
@@ -49,5 +54,8 @@ fn move_axis_back(@builtin(workgroup_id) wid: vec3<u32>,
   if (i >= params.n) {
     return;
   }
-  dst[i] = src[with_axis_last(i)];
+  let j = with_axis_last(i);
+  for (var w = 0u; w < WORDS; w++) {
+    dst[i * WORDS + w] = src[j * WORDS + w];
+  }
 }

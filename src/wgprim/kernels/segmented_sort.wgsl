@@ -234,3 +234,23 @@ fn gather_sorted(@builtin(workgroup_id) wid: vec3<u32>,
     vals_out[j] = orig - start;
   }
 }
+
+// Segmented sort chains (ops/lexsort.py), after the last step (the stable sort by segment):
+// each sorted element's index inside its segment, vals_out[j] = keys_in[j] (its position,
+// from the chain's permutation) minus the start of its segment seg_ids[j] (rows: seg *
+// length; CSR: seg_starts = the offsets relative to the region).
+@compute @workgroup_size(WG)
+fn segment_positions(@builtin(workgroup_id) wid: vec3<u32>,
+                     @builtin(num_workgroups) nwg: vec3<u32>,
+                     @builtin(local_invocation_index) t: u32) {
+  let j = group_index(wid, nwg) * WG + t;
+  if (j >= params.n) {
+    return;
+  }
+  let s = seg_ids[j];
+  var start = s * params.length;
+  if (params.uniform_rows == 0u) {
+    start = seg_starts[s];
+  }
+  vals_out[j] = keys_in[j] - start;
+}

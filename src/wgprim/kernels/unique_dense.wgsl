@@ -3,8 +3,6 @@
 // Bit b of the bitmap stands for order key low + b (kernels/order_key.wgsl; the host
 // sends integer keys only: u32, i32, u64, i64). Dispatches,
 // each reading only what earlier dispatches wrote:
-//   dense_range64        64-bit keys: each workgroup's smallest and largest key (the host
-//                        combines them and decides; 32-bit keys: ops/atomic_minmax.py)
 //   dense_clear          zero the bitmap (and the counters)
 //   dense_mark[_local]   set each key's bit (counts: add 1 to its counter) by atomics,
 //                        behind a cache in workgroup memory (frequent keys), or, for
@@ -17,11 +15,10 @@
 //
 // The preamble (ops/unique_dense.py) defines `alias T` and the order keys of
 // ops/order_key.py (key, from_key); how keys are read, four at a time (`Quad`,
-// load_quad, quad_bits: their bits; `SrcVec`, the bound vec4), bit_of(x), value_at(b)
-// (the value of bit b), key64_of (the order key of a 64-bit value's words), and the block
-// reduce (ops/block_scan.py) of vec4<u32> key ranges (range_combine). 64-bit keys are
-// vec2<u32> words, two to a vec4: a key's bit is the low word of its distance from the
-// smallest key, exact because the range is narrower than 2^32.
+// load_quad, quad_bits: their bits; `SrcVec`, the bound vec4), bit_of(x) and value_at(b)
+// (the value of bit b). 64-bit keys are vec2<u32> words, two to a vec4: a key's bit is
+// the low word of its distance from the smallest key, exact because the range is narrower
+// than 2^32.
 
 override WG: u32 = 256u;
 override COUNTS: bool = false;          // counters per key (return_counts) as well as bits
@@ -29,10 +26,10 @@ override LOCAL_WORDS: u32 = 2048u;      // workgroup-memory words of dense_mark_
 const VECS: u32 = 4u;                   // vec4 loads in flight per invocation (dense_mark)
 
 struct Params {
-  n: u32,      // keys in this chunk (dense_mark, dense_inverse, dense_range64); bitmap bits (the others)
+  n: u32,      // keys in this chunk (dense_mark, dense_inverse); bitmap bits (the others)
   groups: u32, // workgroups with work
   low: u32,    // the smallest order key: bit 0 (its low word for 64-bit keys)
-  words: u32,  // bitmap words (dense_range64: the first partial this chunk writes)
+  words: u32,  // bitmap words
   low_hi: u32, // 64-bit keys: the high word of the smallest key
 }
 
@@ -48,8 +45,6 @@ struct Params {
 @group(0) @binding(9) var<storage, read_write> inverse_out: array<u32>;
 @group(0) @binding(10) var<storage, read> counts_in: array<u32>;  // the counters, complete
 @group(0) @binding(11) var<storage, read_write> total: array<u32>;  // [unique values]
-@group(0) @binding(12) var<storage, read> words_in: array<vec4<u32>>;  // dense_range64: the keys
-@group(0) @binding(13) var<storage, read_write> partials: array<vec4<u32>>;  // (min, max) per workgroup
 
 var<workgroup> local_map: array<atomic<u32>, LOCAL_WORDS>;
 var<workgroup> word_acc: array<atomic<u32>, WG / 32u>;  // dense_words
@@ -298,28 +293,3 @@ fn dense_inverse(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
   if (valid > 3u) { inverse_out[v * 4u + 3u] = r.w; }
 }
 
-// 64-bit keys: each workgroup's smallest and largest order key (min.lo, min.hi, max.lo,
-// max.hi) into partials[params.words + group]; two keys per vec4 of words_in, grid-stride.
-@compute @workgroup_size(WG)
-fn dense_range64(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-                 @builtin(local_invocation_index) t: u32) {
-  let group = group_index(wid, nwg);
-  if (group >= params.groups) {
-    return;
-  }
-  var r = vec4<u32>(0xffffffffu, 0xffffffffu, 0u, 0u);
-  let nvec = (params.n + 1u) / 2u;
-  for (var v = group * WG + t; v < nvec; v += params.groups * WG) {
-    let w = words_in[v];
-    let k0 = key64_of(w.xy);
-    r = range_combine(r, vec4<u32>(k0, k0));
-    if (2u * v + 1u < params.n) {
-      let k1 = key64_of(w.zw);
-      r = range_combine(r, vec4<u32>(k1, k1));
-    }
-  }
-  let all_r = block_reduce(t, r);
-  if (t == 0u) {
-    partials[params.words + group] = all_r;
-  }
-}

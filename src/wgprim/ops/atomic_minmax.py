@@ -56,7 +56,7 @@ def _run(arr: Array, swap: bool) -> Array:
     decode = get_pipeline(dev, "atomic_minmax", key_preamble(arr.dtype), "minmax_decode", {"WG": WG})
     program.dispatch("atomic min/max decode", decode,
                      {0: program.params(arr.size, 1, int(swap)), 3: keys.buffer, 4: out.buffer}, 1)
-    program.run()
+    program.run(stage=out)  # the two values read back in one map (a range probe reads them at once)
     return out
 
 
@@ -73,3 +73,32 @@ def atomic_reduce(x, op: str = "min") -> Array:
 def atomic_min_max(x) -> Array:
     """Both extremes in one pass: an Array [min, max] of x's dtype."""
     return _run(as_input(x, (U32, I32, F32)), swap=False)
+
+
+# -- 64-bit values (kernels/atomic_minmax64.wgsl): the extremes a 32-bit word at a time ----
+def key_range64(x: Array) -> tuple:
+    """(min, max) of a uint64, int64 or float64 Array as numpy scalars of its dtype (NaN
+    propagates as numpy's min/max), from two accumulate dispatches of 32-bit atomics: the
+    extreme high words of the keys, then the extreme low words among the keys with those."""
+    dev, dt = x.device, x.dtype
+    if x.size == 0:
+        raise ValueError("min/max of an empty array is undefined (numpy raises too)")
+    preamble = "alias T = vec2<u32>;\n" + order_key.preamble(dt)
+    program = Program(dev, label="atomic min/max 64-bit")
+    keys = asarray(np.array([0xFFFFFFFF, 0, 0xFFFFFFFF, 0], np.uint32), device=dev)
+    high = program.temp(16)
+    parts = chunks(x.size, 8, WG * 2, dev)
+    for entry in ("minmax64_high", "minmax64_low"):
+        pipeline = get_pipeline(dev, "atomic_minmax64", preamble, entry, {"WG": WG})
+        if entry == "minmax64_low":
+            program.copy(keys.buffer, 0, high, 0, 8)  # the high words, complete: read in the next dispatch
+        for c in parts:
+            groups = min(MAX_GROUPS, -(-c.count // (WG * 8)))
+            bindings = {0: program.params(c.count, groups), 1: c.view(x), 2: keys.buffer}
+            if entry == "minmax64_low":
+                bindings[3] = high
+            program.dispatch(f"atomic min/max 64-bit {entry[9:]}", pipeline, bindings, groups)
+    words = program.run(reads=[(keys.buffer, 0, 16)])[0].view(np.uint32).astype(np.uint64)  # read in the same submit
+    found = np.array([words[0] << np.uint64(32) | words[2], words[1] << np.uint64(32) | words[3]], np.uint64)
+    lowest, highest = order_key.host_values(found, dt)
+    return lowest, highest

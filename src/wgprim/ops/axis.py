@@ -221,7 +221,7 @@ def _upload_temp(p: Program, values: np.ndarray):
 
 
 def move_axis(arr: Array, axis: int, back: bool = False, shape: tuple | None = None) -> Array:
-    """`arr` (32-bit elements) with `axis` moved to the end, on the GPU
+    """`arr` (4- or 8-byte elements) with `axis` moved to the end, on the GPU
     (kernels/move_axis.wgsl). back=True: the inverse, `arr` being the moved array and
     `shape` the original one. Sorts and top-k along a middle axis work on rows."""
     shape = arr.shape if shape is None else tuple(shape)
@@ -233,7 +233,8 @@ def move_axis(arr: Array, axis: int, back: bool = False, shape: tuple | None = N
     _check_binding(arr)
     p = Program(arr.device, label="move axis")
     groups = -(-arr.size // WG)
-    pipe = get_pipeline(arr.device, "move_axis", "", "move_axis_back" if back else "move_axis_last", {"WG": WG})
+    pipe = get_pipeline(arr.device, "move_axis", "", "move_axis_back" if back else "move_axis_last",
+                        {"WG": WG, "WORDS": arr.itemsize // 4})
     p.dispatch("move axis", pipe, {0: p.params(outer, length, inner, arr.size), 1: arr.buffer, 2: out.buffer}, groups)
     p.run()
     return out

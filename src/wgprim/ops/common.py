@@ -41,6 +41,8 @@ def check_out(out: Array, shape: tuple, dtype, inputs: tuple = ()) -> Array:
         raise ValueError(f"out must hold {tuple(shape)} of {np.dtype(dtype)}, got {out.shape} of {out.dtype}")
     if any(out.buffer is a.buffer for a in inputs):
         raise ValueError("out must not be an input (or share its buffer): pass another Array")
+    if out.block is not None:
+        out.block.staged = None  # about to be written: a staged copy of its old bytes is stale
     return out
 
 

@@ -1,4 +1,5 @@
-"""Single-pass ordered compaction (x[mask], flatnonzero): kernels/compact_chained.wgsl.
+"""Single-pass ordered compaction (x[mask], flatnonzero): kernels/compact_chained.wgsl;
+and the compaction of elements that are not 4 bytes wide (gather_kept).
 
 One dispatch per binding-sized chunk, after one that zeroes the tile states: each
 workgroup ranks its tile's flags, publishes the tile's count, takes the count of every
@@ -17,8 +18,9 @@ from wgprim.ops.chained_scan import (SPIN_BUDGET, Fault, lookback_constants, loo
                                      reset_states, window_fragment)
 from wgprim.ops import block_scan
 from wgprim.ops.common import as_input, chunks
+from wgprim.ops.gather import record_gather
 from wgprim.ops.select import _as_mask, _gather_outputs
-from wgprim.program import Program, consecutive_subgroups, get_pipeline
+from wgprim.program import Program, consecutive_subgroups, get_pipeline, run_recorded
 
 U32 = np.dtype(np.uint32)
 WGSL = {np.dtype(np.uint32): "u32", np.dtype(np.int32): "i32", np.dtype(np.float32): "f32"}
@@ -79,6 +81,16 @@ def record_compact(program: Program, x: Array | None, mask: Array, outs: list, t
             bind[4] = c.view(x)
         program.dispatch(f"compact single-pass {kind}", pipe, bind, g)
         base += g
+
+
+def gather_kept(x: Array, positions: Array) -> Array:
+    """x[positions] (flat): the compaction of elements that are not 4 bytes wide (bool,
+    float16, 8-byte), whose kept positions (nonzero) the compaction of indices gives;
+    ops/gather.py moves them, bit for bit."""
+    out = empty((positions.size,), x.dtype, x.device)
+    if out.size:
+        run_recorded(x.device, ("compact gather",), (x, positions, out), record_gather, "compact")
+    return out
 
 
 def compact_single_pass(x, mask, **options):

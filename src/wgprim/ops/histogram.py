@@ -10,7 +10,12 @@ Semantics follow numpy. The bin edges are numpy's own (np.histogram_bin_edges, i
 numpy's bin dtype), and each value's bin is defined by comparisons against those edges
 in the precision numpy compares them, so values on an edge land where numpy puts them.
 The host turns the edges into thresholds in the data's dtype ("x >= edge" becomes
-"x >= threshold") so the kernel never needs float64.
+"x >= threshold", ops/search.bound_in) so the kernel never needs float64.
+
+64-bit data (uint64, int64, float64) is binned by searching those thresholds (compared as
+64-bit order keys, kernels/search.wgsl: record_wide), and the bin numbers are counted by
+the same kernel as uint32 data. bincount of 64-bit integers (all below 2^32 once the host
+has checked their range) reads their low words.
 
 Results: counts are uint32 (numpy gives int64); weighted sums have the weights' dtype
 (uint32/int32 sums are exact modulo 2^32; float32 sums are accumulated in f32 in an
@@ -19,18 +24,19 @@ docs/histogram_select.md). bincount with float32 weights returns float32 (numpy:
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from wgprim.array import Array, asarray
 from wgprim.device import Device
 from wgprim.ops import order_key
 from wgprim.ops.common import chunks
+from wgprim.ops.search import bound_in, search_recorder
 from wgprim.program import Program, get_pipeline
 
 U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
-DATA_TYPES = (U32, I32, F32)
+U64, I64, F64 = np.dtype(np.uint64), np.dtype(np.int64), np.dtype(np.float64)
+WEIGHT_TYPES = (U32, I32, F32)
+DATA_TYPES = WEIGHT_TYPES + (U64, I64, F64)  # 64-bit data: its bins found by the search (record_wide)
 WGSL = {U32: "u32", I32: "i32", F32: "f32"}
 
 WG = 256
@@ -58,6 +64,14 @@ MODE_UNIFORM, MODE_SEARCH, MODE_DIRECT = 0, 1, 2
 
 
 def _preamble(dt: np.dtype, wdt: np.dtype | None) -> str:
+    if dt in (U64, I64):  # bincount of 64-bit integers below 2^32: their low words
+        src = ("@group(0) @binding(1) var<storage, read> src: array<vec4<u32>>;  // two values a load\n"
+               "fn load_src(v: u32) -> vec4<T> { let a = src[2u * v]; let b = src[2u * v + 1u]; "
+               "return vec4<T>(a.x, a.z, b.x, b.z); }\n")
+        dt = U32
+    else:
+        src = ("@group(0) @binding(1) var<storage, read> src: array<vec4<T>>;\n"
+               "fn load_src(v: u32) -> vec4<T> { return src[v]; }\n")
     t = WGSL[dt]
     if dt == F32:
         offset = "fn offset_of(x: T, lo: T) -> f32 { return x - lo; }\n"
@@ -71,7 +85,7 @@ def _preamble(dt: np.dtype, wdt: np.dtype | None) -> str:
             "fn load_weights(v: u32) -> vec4<u32> { return bitcast<vec4<u32>>(weights[v]); }\n"
         )
     # Comparisons with the edges go through order-preserving keys (histogram.wgsl).
-    return f"alias T = {t};\n" + offset + weights + order_key.preamble(dt)
+    return f"alias T = {t};\n" + offset + weights + order_key.preamble(dt) + src
 
 
 def _private_shape(device: Device, nbins: int, mode: int) -> tuple[int, int, int] | None:
@@ -87,6 +101,12 @@ def _private_shape(device: Device, nbins: int, mode: int) -> tuple[int, int, int
     while copies > 1 and priv * copies + 2 * edges > room:
         copies //= 2
     return priv, copies, edges
+
+
+def _kernel_dtype(dt: np.dtype) -> np.dtype:
+    """The dtype the kernel's T holds: the data's, or for 64-bit integers (bincount, values
+    below 2^32) their low words."""
+    return U32 if dt in (U64, I64) else dt
 
 
 def _bits(value, dt: np.dtype) -> int:
@@ -111,8 +131,8 @@ def _record(program: Program, x: Array, weights: Array | None, thresholds: Array
     else:
         pipeline = get_pipeline(dev, "histogram", preamble, "hist_global", {"WG": WG, "MODE": mode})
         label = "histogram global"
-    lo_bits = _bits(lo, dt) if mode != MODE_DIRECT else 0
-    hi_bits = _bits(hi, dt) if mode != MODE_DIRECT else 0
+    lo_bits = _bits(lo, _kernel_dtype(dt)) if mode != MODE_DIRECT else 0
+    hi_bits = _bits(hi, _kernel_dtype(dt)) if mode != MODE_DIRECT else 0
     scale_bits = _bits(scale, F32)
     shift_bits = _bits((float(lo) - first) * scale if mode != MODE_DIRECT else 0.0, F32)
     for c in chunks(x.size, dt.itemsize, VEC_TILE, dev):
@@ -143,7 +163,7 @@ def _record_windows(program: Program, x: Array, weights: Array | None, total: in
     its thresholds) into its window of hist. `thresholds(b0, b1)` gives thresholds b0..b1-1
     of `total` (a numpy array of x's dtype): thresholds[0] is the smallest kept value and
     thresholds[b] the smallest value of bin b; bins past `total` stay empty."""
-    dev, dt = program.device, x.dtype
+    dev, dt = program.device, _kernel_dtype(x.dtype)
     align = dev.storage_offset_alignment // 4
     per = (dev.max_binding_bytes // 4) // align * align  # window offsets stay aligned
     if per <= 0:
@@ -160,56 +180,52 @@ def _record_windows(program: Program, x: Array, weights: Array | None, total: in
                 m=b1 - b0 - 1, lo=lo, hi=top, first=float(lo), hist_view=view)
 
 
+# -- 64-bit data: the bins by the search, then a histogram of the bin numbers ----------
+def search_table(lo, hi, interior: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """The sorted values whose "right" search gives each 64-bit value its bin + 1: the
+    thresholds (lo, then the interior ones), then the value after hi (none when hi is the
+    dtype's largest): 0 below lo, len(interior) + 2 above hi (NaN included), dropped both."""
+    table = [np.array([lo], dt), interior.astype(dt)]
+    key = int(order_key.host_keys(np.array([hi], dt))[0])
+    if key < (1 << 64) - 1 and not (dt.kind == "f" and key >= order_key.NAN_KEY64):
+        table.append(order_key.host_values(np.array([key + 1], np.uint64), dt))
+    return np.concatenate(table)
+
+
+def record_wide(program: Program, x: Array, weights: Array | None, table: Array, kept: int, nbins: int,
+                hist: Array) -> None:
+    """The histogram of 64-bit data x (uint64, int64, float64) into hist: each element's
+    bin + 1 by the search of `table` (search_table; searchsorted side "right",
+    kernels/search.wgsl), then the uint32 histogram of those numbers: 1..kept are bins
+    0..kept - 1, the others are outside the range."""
+    dev = program.device
+    ids = Array(program.temp(4 * max(x.size, 1)), U32, (x.size,), dev)
+    search_recorder(dev, x.dtype, "right").record(program, table, x, ids)
+    numbers = lambda b0, b1: np.arange(b0 + 1, b1 + 1, dtype=np.uint32)  # noqa: E731  bin b holds b + 1
+    if _needs_windows(dev, nbins, kept):
+        _record_windows(program, ids, weights, kept, numbers, np.uint32(kept), hist)
+    else:
+        _record(program, ids, weights, asarray(numbers(0, kept), device=dev), hist, nbins, MODE_UNIFORM,
+                m=kept - 1, lo=np.uint32(1), hi=np.uint32(kept), scale=1.0, first=1.0)
+
+
 # -- edges -> thresholds in the data's dtype ------------------------------------------
-def _ceil_in(e, dt: np.dtype):
-    """The smallest value of dtype dt that is >= e (e in numpy's bin dtype), or None."""
-    if dt == F32:
-        if np.asarray(e).dtype == F32:
-            return np.float32(e)
-        r = np.float32(e)
-        if float(r) < float(e):
-            r = np.nextafter(r, np.float32(np.inf))
-        return r
-    info = np.iinfo(dt)
-    if np.asarray(e).dtype.kind == "f" and not np.isfinite(e):  # an infinite edge (NaN edges numpy refuses)
-        return dt.type(info.min) if e < 0 else None
-    v = math.ceil(e) if np.asarray(e).dtype.kind == "f" else int(e)
-    if v > info.max:
-        return None
-    return dt.type(max(v, info.min))
-
-
-def _floor_in(e, dt: np.dtype):
-    """The largest value of dtype dt that is <= e, or None."""
-    if dt == F32:
-        if np.asarray(e).dtype == F32:
-            return np.float32(e)
-        r = np.float32(e)
-        if float(r) > float(e):
-            r = np.nextafter(r, np.float32(-np.inf))
-        return r
-    info = np.iinfo(dt)
-    if np.asarray(e).dtype.kind == "f" and not np.isfinite(e):
-        return dt.type(info.max) if e > 0 else None
-    v = math.floor(e) if np.asarray(e).dtype.kind == "f" else int(e)
-    if v < info.min:
-        return None
-    return dt.type(min(v, info.max))
-
-
 def _thresholds(edges: np.ndarray, dt: np.dtype):
     """(lo, hi, interior thresholds) such that x is kept iff lo <= x <= hi and its bin is
-    the number of interior thresholds <= x; None when no value of dt can be kept."""
-    lo, hi = _ceil_in(edges[0], dt), _floor_in(edges[-1], dt)
-    if lo is None or hi is None or (dt != F32 and int(lo) > int(hi)):
+    the number of interior thresholds <= x; None when no value of dt can be kept. numpy
+    compares x with the edges in their common dtype (x converted: float64 for integer data,
+    the range's own precision for a longdouble range); ops/search.bound_in gives the
+    thresholds in dt that decide every x the same way."""
+    ct = np.result_type(dt, edges.dtype)
+    e = np.asarray(edges).astype(ct)
+    lo, lo_found = bound_in(e[:1], dt, "left")    # x >= edge[0]  <=> key(x) >= key(lo)
+    hi, hi_found = bound_in(e[-1:], dt, "right")  # x <= edge[-1] <=> key(x) <= key(hi)
+    if not (lo_found[0] and hi_found[0]) or order_key.host_keys(lo)[0] > order_key.host_keys(hi)[0]:
         return None
-    interior = []
-    for e in edges[1:-1]:
-        t = _ceil_in(e, dt)
-        if t is None:  # past the dtype's largest value: this and later bins stay empty
-            break
-        interior.append(t)
-    return lo, hi, np.array(interior, dtype=dt)
+    interior, found = bound_in(e[1:-1], dt, "left")
+    if not found.all():  # past the dtype's largest value: this and later bins stay empty
+        interior = interior[:int(np.argmin(found))]
+    return lo[0], hi[0], interior
 
 
 def _evenly_spaced(edges: np.ndarray) -> bool:

@@ -10,8 +10,9 @@ many keys' atomics); return_inverse reads each key's position from the bitmap an
 scan.
 
 The range is measured first (one atomic min/max pass, ops/atomic_minmax.py, and a read
-back); ranges too wide for the bitmap to pay (see `dense_range`) and float keys go to
-the sort path of ops/select.py. Bit b stands for order key low + b (ops/order_key.py),
+back: a sync with the GPU, so only from DENSE_FROM keys on, where the bitmap's saving over
+the sort pays for it); ranges too wide for the bitmap to pay (see `dense_range`) and
+float keys go to the sort path of ops/select.py. Bit b stands for order key low + b (ops/order_key.py),
 so u32 and i32 share one kernel. Counting sort by any other name: the classic answer when keys are
 bounded (Knuth, TAOCP vol. 3, 5.2 "distribution counting").
 """
@@ -20,10 +21,10 @@ from __future__ import annotations
 import numpy as np
 
 from wgprim.array import Array, empty
-from wgprim.ops import atomic_minmax, block_scan, order_key
+from wgprim.ops import atomic_minmax, order_key
 from wgprim.ops.common import chunks
-from wgprim.ops.scan import ScanRecorder
-from wgprim.program import Program, get_pipeline
+from wgprim.ops.scan import scan_recorder
+from wgprim.program import Program, get_pipeline, run_recorded
 
 U32 = np.dtype(np.uint32)
 WG = 256
@@ -47,6 +48,11 @@ MAX_COUNTERS, COUNTERS_PER_KEY = 2**22, 4
 # atomics, a counter 64 (H200: 0.81 ms with counters, 1.12 with bits; at 2^22 values bits
 # win, 0.91 against 1.16).
 VALUES_BY_COUNTERS_UP_TO = 2**20
+# Fewest keys for which the range is measured at all. The probe is a sync with the GPU (a
+# map, 0.10-0.14 ms on an H200 through wgpu-py); below this the sort path costs less than
+# that saving (H200, 2026-12-01: sort of u32 0.11 ms at 2^20 against 0.07 for the bitmap
+# and its probe's pass, 0.64 against 0.28 at 2^24). Tests set 0.
+DENSE_FROM = 2**23
 
 
 def uses_counters(bits: int, counts: bool) -> bool:
@@ -66,14 +72,15 @@ def dense_range(n: int, bits: int, counts: bool, device, itemsize: int = 4) -> b
     return fits and max(widest, itemsize * min(n, bits)) <= device.max_binding_bytes
 
 
-# How kernels/unique_dense.wgsl reads keys, four at a time, per width.
+# How kernels/unique_dense.wgsl reads keys, four at a time, per width. A 64-bit key's bit
+# is the low word of its distance from the smallest key: exact, the range being narrower
+# than 2^32.
 _NARROW = """alias SrcVec = vec4<T>;
 alias Quad = vec4<T>;
 fn load_quad(q: u32) -> Quad { return src[q]; }
 fn bit_of(x: T) -> u32 { return key(x) - params.low; }
 fn quad_bits(x: Quad) -> vec4<u32> { return vec4<u32>(bit_of(x.x), bit_of(x.y), bit_of(x.z), bit_of(x.w)); }
 fn value_at(b: u32) -> T { return from_key(params.low + b); }
-fn key64_of(w: vec2<u32>) -> vec2<u32> { return w; }
 """
 _WIDE = """alias SrcVec = vec4<u32>;
 struct Quad { a: vec4<u32>, b: vec4<u32> }
@@ -84,47 +91,26 @@ fn load_quad(q: u32) -> Quad {
 fn bit_of(x: T) -> u32 { return key(x).x - params.low; }
 fn quad_bits(x: Quad) -> vec4<u32> { return vec4<u32>(bit_of(x.a.xy), bit_of(x.a.zw), bit_of(x.b.xy), bit_of(x.b.zw)); }
 fn value_at(b: u32) -> T { let lo = params.low + b; return from_key(vec2<u32>(lo, params.low_hi + select(0u, 1u, lo < b))); }
-fn key64_of(w: vec2<u32>) -> vec2<u32> { return key(w); }
 """
-_RANGE = ("fn range_combine(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {\n"
-          "  return vec4<u32>(select(a.xy, b.xy, key64_less(b.xy, a.xy)), select(a.zw, b.zw, key64_less(a.zw, b.zw)));\n"
-          "}\n")
-RANGE_GROUPS = 256  # workgroups of dense_range64 per chunk (the host combines their ranges)
 
 
-def dense_preamble(device, dt: np.dtype) -> str:
+def dense_preamble(dt: np.dtype) -> str:
+    """`alias T`, the order keys of dt and how kernels/unique_dense.wgsl reads them."""
     wide = dt.itemsize == 8
     t = "vec2<u32>" if wide else atomic_minmax.WGSL[dt]
-    reduce = block_scan.Binding("vec4<u32>", "range_combine(a, b)", "vec4<u32>(0xffffffffu, 0xffffffffu, 0u, 0u)",
-                                hardware_sum=False)
-    return (f"alias T = {t};\n" + order_key.preamble(dt) + (_WIDE if wide else _NARROW) + _RANGE
-            + block_scan.reduce_preamble(reduce))
+    return f"alias T = {t};\n" + order_key.preamble(dt) + (_WIDE if wide else _NARROW)
 
 
 def _key_range(flat: Array) -> tuple[int, int]:
     """The smallest and largest order key of the integers of `flat`, read back: one atomic
-    min/max pass for 32-bit keys (ops/atomic_minmax.py), per-workgroup ranges combined on
-    the host for 64-bit ones (dense_range64)."""
-    dev, n, dt = flat.device, flat.size, flat.dtype
-    probe = Program(dev, label="unique key range")
-    if dt.itemsize == 4:
-        keys = atomic_minmax.record_key_range(probe, flat)
-        probe.run()
-        low, high = (int(k) for k in keys.numpy())
-        return low, high
-    windows = chunks(n, dt.itemsize, WG * 2, dev)
-    groups = [min(RANGE_GROUPS, -(-c.count // (WG * 8))) for c in windows]
-    partials = empty((sum(groups), 4), U32, dev)
-    pipe = get_pipeline(dev, "unique_dense", dense_preamble(dev, dt), "dense_range64", {"WG": WG})
-    first = 0
-    for c, g in zip(windows, groups):
-        probe.dispatch("unique key range", pipe, {0: probe.params(c.count, g, 0, first, 0), 12: c.view(flat),
-                                                  13: partials.buffer}, g)
-        first += g
-    probe.run()
-    words = partials.numpy().astype(np.uint64)
-    lows, highs = words[:, 0] | (words[:, 1] << np.uint64(32)), words[:, 2] | (words[:, 3] << np.uint64(32))
-    return int(lows.min()), int(highs.max())
+    min/max pass for 32-bit keys, the two of atomic_minmax.key_range64 for 64-bit ones."""
+    if flat.itemsize == 8:
+        return tuple(int(k) for k in order_key.host_keys(np.array(atomic_minmax.key_range64(flat))))
+    probe = Program(flat.device, label="unique key range")
+    keys = atomic_minmax.record_key_range(probe, flat)
+    probe.run(stage=keys)
+    low, high = (int(k) for k in keys.numpy())
+    return low, high
 
 
 def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
@@ -133,7 +119,7 @@ def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
     dev, n, dt = flat.device, flat.size, flat.dtype
     # Integers only: float keys are narrow only for runs of adjacent floats, so measuring
     # their range would only add a pass (0.07 ms at 2^26) before the sort.
-    if not ENABLED or dt.kind not in "iu":
+    if not ENABLED or dt.kind not in "iu" or n < DENSE_FROM:
         return None
     low, high = _key_range(flat)
     bits = high - low + 1
@@ -143,58 +129,65 @@ def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
     counting = uses_counters(bits, return_counts)
     local = (bits if counting else words) <= LOCAL_WORDS
     consts = {"WG": WG, "COUNTS": counting, "LOCAL_WORDS": LOCAL_WORDS}
-    preamble = dense_preamble(dev, dt)
-    lo, hi = low & 0xFFFFFFFF, low >> 32  # the smallest key's words (hi: 64-bit keys)
+    preamble = dense_preamble(dt)
+    lo, hi = low & 0xFFFFFFFF, low >> 32  # the smallest key's words (hi: of 64-bit keys)
 
     def pipe(entry):
         return get_pipeline(dev, "unique_dense", preamble, entry, consts)
 
-    program = Program(dev, label="unique (bitmap)")
-    bitmap = program.temp(4 * words)
-    # Bindings an entry point names but this mode leaves unused get a 4-byte stand-in
-    # (one for read-write and one for read-only uses: a dispatch may not bind a buffer both ways).
-    unused_rw, unused_ro = program.temp(4), program.temp(4)
-    counters = program.temp(4 * bits) if counting else unused_rw
-    word_bits = Array(program.temp(4 * words), U32, (words,), dev)
-    prefix = Array(program.temp(4 * words), U32, (words,), dev)
     size = min(n, bits)
     values = empty((size,), dt, dev)
     counts = empty((size,), U32, dev) if counting else None
+    inverse = empty(tuple(shape), U32, dev) if return_inverse else None
     total = empty((1,), U32, dev)
-    spread = max(words, bits if counting else 0)
-    program.dispatch("unique clear", pipe("dense_clear"),
-                     {0: program.params(bits, 0, lo, words, hi), 2: bitmap, 3: counters}, -(-spread // WG))
-    for c in chunks(n, dt.itemsize, WG * VECS * 4, dev):
-        if local:
-            groups = min(LOCAL_GROUPS, -(-c.count // (WG * 4)))
-            entry = "dense_mark_local"
-        else:
-            groups = min(MARK_GROUPS, -(-c.count // (WG * VECS * 4)))
-            entry = "dense_mark"
-        program.dispatch(f"unique mark{' local' if local else ''}", pipe(entry),
-                         {0: program.params(c.count, groups, lo, words, hi), 1: c.view(flat), 2: bitmap, 3: counters},
-                         groups)
-    # Counting, the bitmap is built here from the counters (one counter per invocation,
-    # written through binding 2); else the complete bitmap is read (binding 4).
-    groups = -(-(bits if counting else words) // WG)
-    program.dispatch("unique words", pipe("dense_words"),
-                     {0: program.params(bits, groups, lo, words, hi), 6: word_bits.buffer,
-                      2: bitmap if counting else unused_rw, 4: unused_ro if counting else bitmap,
-                      10: counters if counting else unused_ro}, groups)
-    ScanRecorder(dev, U32, "sum").record(program, word_bits, prefix, exclusive=True)
-    expand = {0: program.params(bits, 0, lo, words, hi), 4: bitmap, 5: prefix.buffer, 7: values.buffer,
-              11: total.buffer, 8: counts.buffer if counting else unused_rw,
-              10: counters if counting else unused_ro}
-    program.dispatch("unique expand", pipe("dense_expand"), expand, -(-(32 * words) // WG))
-    inverse = None
-    if return_inverse:
-        inverse = empty(tuple(shape), U32, dev)
-        for c in chunks(n, dt.itemsize, WG * 4, dev):
-            program.dispatch("unique inverse", pipe("dense_inverse"),
-                             {0: program.params(c.count, 0, lo, words, hi), 1: c.view(flat), 4: bitmap,
-                              5: prefix.buffer, 9: c.view(inverse)}, -(-c.count // (WG * 4)))
-    program.run()
-    k = int(total.numpy()[0])
+    outputs = tuple(a for a in (values, total, counts, inverse) if a is not None)
+
+    def record(program, flat, values, total, *rest):
+        counts = rest[0] if counting else None
+        inverse = rest[-1] if return_inverse else None
+        bitmap = program.temp(4 * words)
+        # Bindings an entry point names but this mode leaves unused get a 4-byte stand-in
+        # (one for read-write and one for read-only uses: a dispatch may not bind a buffer both ways).
+        unused_rw, unused_ro = program.temp(4), program.temp(4)
+        counters = program.temp(4 * bits) if counting else unused_rw
+        word_bits = Array(program.temp(4 * words), U32, (words,), dev)
+        prefix = Array(program.temp(4 * words), U32, (words,), dev)
+        spread = max(words, bits if counting else 0)
+        program.dispatch("unique clear", pipe("dense_clear"),
+                         {0: program.params(bits, 0, lo, words, hi), 2: bitmap, 3: counters}, -(-spread // WG))
+        for c in chunks(n, dt.itemsize, WG * VECS * 4, dev):
+            if local:
+                groups = min(LOCAL_GROUPS, -(-c.count // (WG * 4)))
+                entry = "dense_mark_local"
+            else:
+                groups = min(MARK_GROUPS, -(-c.count // (WG * VECS * 4)))
+                entry = "dense_mark"
+            program.dispatch(f"unique mark{' local' if local else ''}", pipe(entry),
+                             {0: program.params(c.count, groups, lo, words, hi), 1: c.view(flat), 2: bitmap,
+                              3: counters}, groups)
+        # Counting, the bitmap is built here from the counters (one counter per invocation,
+        # written through binding 2); else the complete bitmap is read (binding 4).
+        groups = -(-(bits if counting else words) // WG)
+        program.dispatch("unique words", pipe("dense_words"),
+                         {0: program.params(bits, groups, lo, words, hi), 6: word_bits.buffer,
+                          2: bitmap if counting else unused_rw, 4: unused_ro if counting else bitmap,
+                          10: counters if counting else unused_ro}, groups)
+        scan_recorder(dev, U32, "sum", words).record(program, word_bits, prefix, exclusive=True)
+        expand = {0: program.params(bits, 0, lo, words, hi), 4: bitmap, 5: prefix.buffer, 7: values.buffer,
+                  11: total.buffer, 8: counts.buffer if counting else unused_rw,
+                  10: counters if counting else unused_ro}
+        program.dispatch("unique expand", pipe("dense_expand"), expand, -(-(32 * words) // WG))
+        if inverse is not None:
+            for c in chunks(n, dt.itemsize, WG * 4, dev):
+                program.dispatch("unique inverse", pipe("dense_inverse"),
+                                 {0: program.params(c.count, 0, lo, words, hi), 1: c.view(flat), 4: bitmap,
+                                  5: prefix.buffer, 9: c.view(inverse)}, -(-c.count // (WG * 4)))
+
+    # Kept per range and options (the buffers of the call's arrays are part of the key):
+    # a repeated call submits the kept steps and reads the count in the same submit.
+    key = ("unique dense", low, bits, counting, local, return_inverse)
+    (raw,) = run_recorded(dev, key, (flat, *outputs), record, "unique (bitmap)", reads=[(total.buffer, 0, 4)])
+    k = int(raw.view(np.uint32)[0])
     values = values.alias((k,))
     counts = counts.alias((k,)) if return_counts else None
     return values, inverse, counts
