@@ -89,8 +89,9 @@ def test_many_ties_and_duplicate_kths(dtype, rng):
     check(x, np.uint16(15_000))  # any integer scalar type
 
 
-def test_more_kths_than_one_split_takes_sort(rng):
-    x = values(rng, 3001, np.float32, "awkward")
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_more_kths_than_one_split_takes_sort(dtype, rng):
+    x = values(rng, 3001, dtype, "awkward")
     kths = list(range(0, 3001, 300))
     assert len(kths) > partition_ops.MAX_PIVOTS
     check(x, kths)

@@ -279,10 +279,6 @@ def test_values_are_the_inputs_bits(n, k_frac, dtype, largest, seed):
     assert_topk(x, max(1, int(k_frac ** 2 * min(n, 300))), largest)
 
 
-SORT64 = pytest.mark.xfail(strict=True, reason="until the sort64 branch: 8-byte move_axis, segment sorts of raw bits")
-
-
-@SORT64
 @pytest.mark.parametrize("dtype", [np.float64, np.int64])
 def test_64_bit_keys_along_any_axis(dtype, rng):
     x = awkward(rng, 3 * 40 * 5, dtype).reshape(3, 40, 5)
@@ -302,7 +298,6 @@ def test_rows_keep_the_inputs_bits(dtype, rng):
         assert_topk(x, k, largest=False)
 
 
-@SORT64
 def test_rows_of_the_bitonic_top_k_keep_the_inputs_bits(rng):
     x = awkward(rng, 40 * 300, np.float32).reshape(40, 300)
     assert_topk(x, 100)

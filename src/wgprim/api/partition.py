@@ -23,16 +23,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from wgprim.api.sort import argsort_with_keys
-from wgprim.api.topk import _check_movable
+from wgprim.api.sort import argsort, argsort_with_keys, sort_pairs
 from wgprim.array import Array, empty
 from wgprim.ops import partition as partition_ops
 from wgprim.ops import numpy_options
 from wgprim.ops.axis import move_axis, normalize_axis
 from wgprim.ops.common import as_input
 from wgprim.ops.gather import record_gather
-from wgprim.ops.segmented import VALUES_GATHER, VALUES_POSITION, _copy, sort_rows, tile_size
-from wgprim.ops.topk import KEY_DTYPES, U32, Selection
+from wgprim.ops.segmented import _copy, tile_size
+from wgprim.ops.topk import KEY_DTYPES, U32, Selection, take_rows
 from wgprim.program import Program, run_recorded
 
 # Long rows (past one workgroup) are selected and split one at a time up to this many
@@ -97,7 +96,6 @@ def kth_smallest(x, k, axis=-1) -> tuple[Array, Array]:
     if not 0 <= kk < length:
         raise ValueError(f"k = {k} is out of range for {length} elements")
     if ax != arr.ndim - 1:
-        _check_movable(arr)
         arr = move_axis(arr, ax)
     shape = arr.shape[:-1]
     dev = arr.device
@@ -111,12 +109,10 @@ def kth_smallest(x, k, axis=-1) -> tuple[Array, Array]:
         run_recorded(dev, ("kth smallest", kk), (arr, values, indices), record, "kth smallest")
         return values, indices
     flat, rows = arr.ravel(), arr.size // length
-    if arr.itemsize == 4 and (length <= tile_size(dev) or rows > ROWS_ONE_AT_A_TIME):
-        positions = sort_rows(flat, length, False, VALUES_POSITION)[1]
-        p = Program(dev, label="kth smallest")
-        partition_ops.record_take_column(p, flat, positions, length, kk, values.ravel(), indices.ravel())
-        p.run()
-        return values, indices
+    if length <= tile_size(dev) or rows > ROWS_ONE_AT_A_TIME:
+        positions = argsort(arr, axis=-1).ravel()  # rows sorted: column k
+        v, i = take_rows(flat, length, positions, length, kk, 1)
+        return v.reshape(shape), i.reshape(shape)
     row = empty((length,), arr.dtype, dev)
     for r in range(rows):
         _copy(dev, flat, row, r * length, 0, length)
@@ -139,8 +135,6 @@ def _along_axis(what: str, a, kth, axis) -> Array:
     if arr.ndim == 1:
         return _partition_1d(what, arr, kths)
     last = ax == arr.ndim - 1
-    if not last:
-        _check_movable(arr)
     moved = arr if last else move_axis(arr, ax)
     out = _partition_rows(what, moved, kths)
     return out if last else move_axis(out, ax, back=True, shape=arr.shape)
@@ -171,13 +165,11 @@ def _partition_rows(what: str, arr: Array, kths: list[int]) -> Array:
     """Every row (the last axis) of the n-D `arr` partitioned at kths."""
     dev, length = arr.device, arr.shape[-1]
     rows, flat = arr.size // length, arr.ravel()
-    if arr.itemsize == 4 and (length <= tile_size(dev) or rows > ROWS_ONE_AT_A_TIME):
-        # rows sorted: the values carried along (their bits), or the positions
-        if what == "values":
-            out = sort_rows(flat, length, False, VALUES_GATHER, flat)[1]
-        else:
-            out = sort_rows(flat, length, False, VALUES_POSITION)[1]
-        return out.reshape(arr.shape)
+    if length <= tile_size(dev) or rows > ROWS_ONE_AT_A_TIME:  # sorted rows
+        if what == "indices":
+            return argsort(arr, axis=-1)
+        bits = arr.alias(arr.shape, np.uint64 if arr.itemsize == 8 else np.uint32)  # carried: their own bits
+        return sort_pairs(arr, bits, axis=-1)[1].alias(arr.shape, arr.dtype)
     out = empty(arr.shape, arr.dtype if what == "values" else U32, dev)
     row = empty((length,), arr.dtype, dev)
     for r in range(rows):

@@ -15,7 +15,7 @@ from wgprim.ops.axis import move_axis, normalize_axis
 from wgprim.ops.common import as_input, check_flag
 from wgprim.ops.segmented import VALUES_POSITION, _copy, sort_rows, tile_size
 from wgprim.ops.gather import record_gather
-from wgprim.ops.topk import CAP, U32, Selection, record_rank, select_rows
+from wgprim.ops.topk import CAP, U32, Selection, record_rank, select_rows, take_rows
 from wgprim.program import Program, queued, run_recorded
 
 
@@ -25,12 +25,6 @@ def _check_k(k, n: int) -> int:
     if not 0 <= k <= n:
         raise ValueError(f"k = {k} is out of range for {n} elements (0 <= k <= {n})")
     return int(k)
-
-
-def _check_movable(arr: Array) -> None:
-    # TEMPORARY (until the 8-byte move_axis of the sort64 branch is merged)
-    if arr.itemsize != 4:
-        raise NotImplementedError("8-byte values along another axis than the last: np.moveaxis(x, axis, -1) first")
 
 
 def _select_1d(keys: Array, k: int, largest: bool, cap: int = CAP) -> tuple[Array, Array]:
@@ -79,7 +73,6 @@ def topk(x, k, axis=-1, largest: bool = True, sorted: bool = True) -> tuple[Arra
     ax = normalize_axis(axis, arr.ndim)
     if ax != arr.ndim - 1:  # along a middle axis: move it last on the GPU, select, move back
         _check_k(k, arr.shape[ax])
-        _check_movable(arr)
         values, indices = topk(move_axis(arr, ax), k, -1, largest, sorted)
         shape = arr.shape[:ax] + (int(k),) + arr.shape[ax + 1:]
         return move_axis(values, ax, True, shape), move_axis(indices, ax, True, shape)
@@ -96,8 +89,9 @@ def topk(x, k, axis=-1, largest: bool = True, sorted: bool = True) -> tuple[Arra
     if k <= topk_ops.ROWS_MAX_K and length <= topk_ops.ROWS_MAX_LENGTH:  # settings of ops/topk.py
         values, indices = select_rows(arr.ravel(), length, k, largest)
         return values.reshape(shape), indices.reshape(shape)
-    if narrow and length <= tile_size(dev):
-        values, indices = sort_rows(arr.ravel(), length, largest, VALUES_POSITION, keep=k)
+    if narrow and length <= tile_size(dev):  # the bitonic top-k: positions, then the values there
+        positions = sort_rows(arr.ravel(), length, largest, VALUES_POSITION, keep=k)[1]
+        values, indices = take_rows(arr.ravel(), length, positions, k, 0, k)
         return values.reshape(shape), indices.reshape(shape)
     # Long rows: one selection per row.
     values, indices = empty(shape, arr.dtype, dev), empty(shape, U32, dev)

@@ -167,16 +167,3 @@ fn split_scatter(inv: Invocation) {
   }
 }
 
-// kth_smallest along rows: column k of every row of the argsorted rows `prefix` (row
-// positions), and the value there (rows of params.n elements; params.tiles rows).
-@compute @workgroup_size(WG)
-fn take_column(inv: Invocation) {
-  let r = group_index(inv) * WG + inv.index;
-  if (r >= params.tiles) {
-    return;
-  }
-  let j = prefix[r * params.n + params.out_base];
-  let i = r * params.n + j;
-  out_values[r] = raw_in(src[i / PER_VEC], i % PER_VEC);
-  out_index[r] = j;
-}

@@ -35,12 +35,15 @@ struct Params {
   length: u32,
   k: u32,
   idx_steps: u32,   // 4-bit digits of the index: ceil(log2(length) / 4)
+  stride: u32,      // take_rows: positions per row in `positions`
+  first: u32,       // take_rows: the first of them taken
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> src: array<Raw>;
 @group(0) @binding(2) var<storage, read_write> out_vals: array<Raw>;
 @group(0) @binding(3) var<storage, read_write> out_index: array<u32>;
+@group(0) @binding(4) var<storage, read> positions: array<u32>;  // take_rows
 
 var<workgroup> bins: array<atomic<u32>, R * 48u>;
 var<workgroup> taken: array<atomic<u32>, R>;
@@ -187,4 +190,21 @@ fn topk_rows(@builtin(workgroup_id) wid: vec3<u32>,
       out_index[row * k + rank] = j;
     }
   }
+}
+
+// Rows ordered elsewhere (sorted by the bitonic top-k, or argsorted): k positions of each
+// row from `positions` (stride per row, from `first` on) and the elements there, their
+// own bits: out_index[r * k + c], out_vals[r * k + c].
+@compute @workgroup_size(WG)
+fn take_rows(@builtin(workgroup_id) wid: vec3<u32>,
+             @builtin(num_workgroups) nwg: vec3<u32>,
+             @builtin(local_invocation_index) t: u32) {
+  let i = (wid.x + wid.y * nwg.x) * WG + t;
+  if (i >= params.rows * params.k) {
+    return;
+  }
+  let r = i / params.k;
+  let j = positions[r * params.stride + params.first + i % params.k];
+  out_vals[i] = src[r * params.length + j];
+  out_index[i] = j;
 }

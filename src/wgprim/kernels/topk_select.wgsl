@@ -7,10 +7,11 @@
 // one word for 32-bit values, two for 64-bit: high, then low), then its index. Each word
 // is a level of three digit steps (12, 12 and 8 bits); steps run from 0 to 3 * levels - 1,
 // each a pass (topk_pass, many workgroups; STEP a pipeline constant, the per-element path
-// compiled for its step) then a pick (topk_pick, one workgroup; the step a parameter). A pass histograms the current digit of the elements that
-// match every digit fixed so far (workgroup atomics, one global atomicAdd per non-empty
-// bin); the pick finds the bin of the rank still wanted and fixes the digit. A level's
-// word is fixed once its three steps are done (state FIXED + level).
+// compiled for its step) then a pick (topk_pick, one workgroup; the step a parameter).
+// A pass histograms the current digit of the elements that match every digit fixed so
+// far (workgroup atomics, one global atomicAdd per non-empty bin); the pick finds the bin
+// of the rank still wanted and fixes the digit. A level's word is fixed once its three
+// steps are done (state FIXED + level).
 // With EARLY_STOP (top-k), once a level ends with the wanted rank equal to the count of
 // elements matching it, every one of them is chosen: the later steps are skipped (the
 // index level when every tie with the k-th key is taken). Without (partition,

@@ -94,12 +94,3 @@ def record_split(p: Program, keys: Array, pivots, count: int, values_out: Array 
             p.dispatch("partition scatter", scatter_pipe, bind, groups)
         tile_base += groups
 
-
-def record_take_column(p: Program, keys: Array, positions: Array, length: int, k: int, values_out: Array,
-                       index_out: Array) -> None:
-    """values_out[r], index_out[r] = the element at row position positions[r, k] of row r of
-    the flat `keys` (rows of `length`), and that position: column k of argsorted rows."""
-    rows = keys.size // length
-    pipe = _pipe(keys.device, keys.dtype, 1, "take_column")
-    p.dispatch("take column", pipe, {0: p.params(length, rows, 0, 0, k, 0), 1: keys.buffer, 4: positions.buffer,
-                                     5: values_out.buffer, 6: index_out.buffer}, -(-rows // WG))

@@ -224,7 +224,22 @@ def select_rows(arr: Array, length: int, k: int, largest: bool) -> tuple[Array, 
                         {"WG": WG, "TPR": lanes, "R": WG // lanes, "DESCENDING": bool(largest), "KMAX": kmax})
     idx_steps = -(-max(0, (length - 1).bit_length()) // 4)
     p = Program(dev, label="topk rows")
-    p.dispatch("topk rows", pipe, {0: p.params(rows, length, k, idx_steps), 1: arr.buffer,
+    p.dispatch("topk rows", pipe, {0: p.params(rows, length, k, idx_steps, 0, 0), 1: arr.buffer,
                                    2: values.buffer, 3: indices.buffer}, -(-rows // (WG // lanes)))
+    p.run()
+    return values, indices
+
+
+def take_rows(arr: Array, length: int, positions: Array, stride: int, first: int, k: int) -> tuple[Array, Array]:
+    """(values, positions) of k columns (from `first` on) of the row positions `positions`
+    (`stride` per row) of every row of `length` of the flat `arr`: the elements' own bits
+    (kernels/topk_rows.wgsl, take_rows)."""
+    dev, rows = arr.device, arr.size // length
+    values, indices = empty((rows * k,), arr.dtype, dev), empty((rows * k,), U32, dev)
+    preamble = select_preamble(arr.dtype) + _ROW_DIGITS[arr.itemsize] + "const E: u32 = 1u;\n"
+    pipe = get_pipeline(dev, "topk_rows", preamble, "take_rows", {"WG": WG})
+    p = Program(dev, label="take rows")
+    p.dispatch("take rows", pipe, {0: p.params(rows, length, k, 0, stride, first), 1: arr.buffer,
+                                   2: values.buffer, 3: indices.buffer, 4: positions.buffer}, -(-rows * k // WG))
     p.run()
     return values, indices

@@ -90,7 +90,10 @@ fn load_quad(q: u32) -> Quad {
 }
 fn bit_of(x: T) -> u32 { return key(x).x - params.low; }
 fn quad_bits(x: Quad) -> vec4<u32> { return vec4<u32>(bit_of(x.a.xy), bit_of(x.a.zw), bit_of(x.b.xy), bit_of(x.b.zw)); }
-fn value_at(b: u32) -> T { let lo = params.low + b; return from_key(vec2<u32>(lo, params.low_hi + select(0u, 1u, lo < b))); }
+fn value_at(b: u32) -> T {
+  let lo = params.low + b;
+  return from_key(vec2<u32>(lo, params.low_hi + select(0u, 1u, lo < b)));  // the carry into the high word
+}
 """
 
 
