@@ -1,5 +1,6 @@
 """Shared test data (awkward sizes, random values per dtype) and a runner of scripts on
 wgpu's OpenGL backend."""
+import collections
 import contextlib
 import os
 import subprocess
@@ -44,15 +45,63 @@ def informative(rng, n, dtype, op):
     return x
 
 
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+
+def child_pythonpath() -> str:
+    """PYTHONPATH for a Python subprocess that must import what this one imports: wgprim's
+    src first, then every entry of this interpreter's sys.path (packages installed into a
+    target folder, through a .pth file or PYTHONPATH: the child finds them all)."""
+    return os.pathsep.join(dict.fromkeys([SRC] + [p for p in sys.path if p]))
+
+
+def child_env(**extra) -> dict:
+    """This process's environment for a Python subprocess, with child_pythonpath()."""
+    return dict(os.environ, PYTHONPATH=child_pythonpath(), **extra)
+
+
+def isolated_pytest(*args: str) -> list:
+    """The command of a pytest subprocess that loads only the plugins the suite needs (with
+    PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 in its environment: see child_env): plugins installed
+    elsewhere in the environment neither run nor break it."""
+    import importlib.util
+
+    needed = [a for name in ("_hypothesis_pytestplugin",) if importlib.util.find_spec(name) for a in ("-p", name)]
+    return [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *needed, *args]
+
+
+CREATORS = ("create_buffer", "create_bind_group", "create_compute_pipeline", "create_shader_module")
+
+
+@contextlib.contextmanager
+def counting(device):
+    """Counts of the GPU objects made on `device` inside the block, by kind."""
+    counts = collections.Counter()
+    gpu = device.device
+    saved = {name: getattr(gpu, name) for name in CREATORS}
+
+    def counted(name, make):
+        def make_counted(*args, **kwargs):
+            counts[name] += 1
+            return make(*args, **kwargs)
+        return make_counted
+
+    for name, make in saved.items():
+        setattr(gpu, name, counted(name, make))
+    try:
+        yield counts
+    finally:
+        for name, make in saved.items():
+            setattr(gpu, name, make)
+
+
 def run_on_gl(script: str, timeout: int = 600) -> str:
     """Run a Python `script` in a fresh interpreter on wgpu's OpenGL backend (llvmpipe: no
     subgroups); returns its stdout. Skips the calling test where there is no GL adapter,
     fails it on any other error."""
     import pytest
 
-    env = dict(os.environ, WGPU_BACKEND_TYPE="OpenGL")
-    src = str(Path(__file__).resolve().parents[1] / "src")
-    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+    env = child_env(WGPU_BACKEND_TYPE="OpenGL")
     try:
         done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -109,6 +158,24 @@ def force_ranking_path(path: str, monkeypatch):
         pytest.skip("adapter's subgroups do not fit the match path")
     assert sorter.match == (path == "match")
     return sorter
+
+
+@contextlib.contextmanager
+def counting_submits():
+    """How many command buffers wgprim submits inside the block."""
+    from wgprim import native
+
+    real, counts = native.submit_steps, collections.Counter()
+
+    def counted(*args, **kwargs):
+        counts["submits"] += 1
+        return real(*args, **kwargs)
+
+    native.submit_steps = counted
+    try:
+        yield counts
+    finally:
+        native.submit_steps = real
 
 
 def check_binding_sizes(monkeypatch):

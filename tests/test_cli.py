@@ -133,3 +133,36 @@ def test_bench_targets_run_their_rows_at_the_sizes_asked(tmp_path):
     assert [(r["primitive"], r["dtype"], r["n"]) for r in rows] == [
         ("sum", "float32", 4096), ("cumsum", "float32", 4096), ("cumsum", "uint32", 4096)]
     assert all(set(r["seconds"]) == {"prepare", "check", "time", "per_call"} for r in rows)
+
+
+@pytest.mark.parametrize("argv, limit", [
+    (["simulate", "spin-lock", "-c", "1000000000000"], "limited to 1000000"),
+    (["simulate", "spin-lock", "--workgroup-size", "1", "--cu-invocations", "10000000000000",
+      "--cu-max-workgroups", "10000000000000"], "limited to 1000000"),
+    (["demo", "--seed", "-1"], "integer >= 0"),
+    (["demo", "-n", "2^40"], "limit of 4294967295 elements"),
+    (["demo", "-n", "2^99999999999"], "limit of 4294967295 elements"),
+    (["bench", "sum", "--sizes", "2^40"], "limit of 4294967295 elements"),
+    (["bench", "sum", "--min-size", "2^40"], "limit of 4294967295 elements"),
+    (["bench", "sum", "--seed", "-1"], "integer >= 0"),
+    (["bench", "sum", "--round-ms", "nan"], "positive finite"),
+    (["bench", "sum", "--warmup-ms", "inf"], "positive finite"),
+    (["bench", "sum", "--sizes", "2^10", "--json", "/missing/dir/x.json"], "/missing/dir does not exist"),
+    (["bench", "sum", "--sizes", "2^10", "--plot", "/missing/dir/x.png"], "/missing/dir does not exist"),
+    (["bench", "topk", "--sizes", "50"], "nothing to measure"),
+])
+def test_bad_options_exit_2_with_one_line_naming_the_limit(argv, limit, capsys):
+    """Each once gave a traceback (MemoryError, numpy's seed error), a run of error rows,
+    an empty table, or a failure only after the whole run."""
+    assert exit_status(argv) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and limit in lines[0] and "Traceback" not in captured.err, captured.err
+    assert "copy kernel" not in captured.out  # nothing ran
+
+
+def test_demo_refuses_more_elements_than_the_largest_buffer_holds(device, capsys):
+    n = device.max_buffer_bytes // 4 + 1
+    assert exit_status(["demo", "-n", str(n), "--only", "sum"]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and ("largest buffer" in lines[0] or "limit of" in lines[0])

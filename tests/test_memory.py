@@ -203,11 +203,12 @@ def test_zeros_are_zero_even_from_a_reused_buffer(device):
 def test_every_primitive_is_right_when_the_pool_hands_out_garbage(tmp_path):
     # WGPRIM_POISON fills every storage buffer the pool hands out, new or reused, with one
     # byte: a kernel that assumes a zeroed buffer (counters, padding) fails here at once.
-    import os
     import subprocess
     import sys
 
-    env = dict(os.environ, WGPRIM_POISON="0xAB")
+    from support import child_env
+
+    env = child_env(WGPRIM_POISON="0xAB")
     done = subprocess.run([sys.executable, "-m", "wgprim", "demo", "-n", "3000"], env=env,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0 and "ok" in done.stdout.splitlines()[-1], done.stdout + done.stderr
@@ -255,5 +256,7 @@ def test_arrays_collected_inside_the_pools_critical_sections_do_not_deadlock(tmp
 
     script = tmp_path / "gc_inside_locks.py"
     script.write_text(GC_INSIDE_LOCKS)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=180)
+    from support import child_env
+
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=180, env=child_env())
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stdout + done.stderr

@@ -141,6 +141,72 @@ def test_arrays_and_plans_from_before_use_adapter_name_the_fix():
     assert wgprim.get_device() is old
 
 
+# -- batches: read from other threads, device switches inside one ----------------------
+def test_a_result_of_another_threads_open_batch_is_refused_until_the_block_ends():
+    """Thread A's batch queues work that is submitted when A's block ends: thread B reading
+    its result before then (once 0.0 from a buffer never submitted) is refused, naming A;
+    B may read what A's queued work only reads; after A's block, B reads the right value."""
+    x = np.arange(1, 1001, dtype=np.float32)
+    inputs = wgprim.asarray(x)
+    queued, read, seen = threading.Event(), threading.Event(), {}
+
+    def producer():
+        with wgprim.batch():
+            seen["sum"] = wgprim.sum(inputs)
+            seen["cumsum"] = wgprim.cumsum(inputs)
+            queued.set()
+            read.wait(60)
+
+    a = threading.Thread(target=producer, name="producer-A")
+    a.start()
+    try:
+        assert queued.wait(60)
+        for use in (lambda: seen["sum"].numpy(), lambda: seen["sum"].item(), lambda: float(seen["sum"]),
+                    lambda: wgprim.max(seen["cumsum"])):
+            with pytest.raises(WgprimError, match="open wgprim.batch\\(\\) of thread 'producer-A'"):
+                use()
+        assert np.array_equal(inputs.numpy(), x)  # only read by the queued work: fine
+        assert wgprim.sum(x).item() == x.sum()  # this thread's own work is not held up
+    finally:
+        read.set()
+        a.join(60)
+    assert seen["sum"].item() == x.sum() and wgprim.max(seen["cumsum"]).item() == x.sum()
+
+
+def test_switching_devices_inside_a_batch_is_refused_and_the_batch_goes_on():
+    """use_adapter()/use_device() inside an open batch once lost the queued results ("a bug
+    in wgprim"): refused, and the batch's work still runs at the end of the block."""
+    device = wgprim.get_device()
+    x = np.arange(10, dtype=np.int32)
+    with wgprim.batch():
+        total = wgprim.sum(x)
+        with pytest.raises(WgprimError, match="use_adapter\\(\\) inside an open wgprim.batch"):
+            wgprim.use_adapter(None)
+        with pytest.raises(WgprimError, match="use_device\\(\\) inside an open wgprim.batch"):
+            wgprim.use_device(device.device)
+        running = wgprim.cumsum(x)
+    assert wgprim.get_device() is device and not device.retired
+    assert total.item() == 45 and np.array_equal(running.numpy(), np.cumsum(x))
+    queued, done = threading.Event(), threading.Event()
+
+    def other():  # another thread's batch holding queued work: refused here too
+        with wgprim.batch():
+            wgprim.sum(x)
+            queued.set()
+            done.wait(60)
+
+    t = threading.Thread(target=other, name="batcher")
+    t.start()
+    try:
+        assert queued.wait(60)
+        with pytest.raises(WgprimError, match="thread 'batcher'"):
+            wgprim.use_adapter(None)
+    finally:
+        done.set()
+        t.join(60)
+    assert wgprim.get_device() is device
+
+
 # -- fork ------------------------------------------------------------------------------
 # Both fork tests run in a fresh interpreter: a process forked from this test process
 # would inherit the threads earlier tests left (Dask's event loop, for one), and a lock
@@ -173,13 +239,13 @@ if __name__ == "__main__":
 
 
 def _run_script(tmp_path, text: str):
-    import os
     import subprocess
-    from pathlib import Path
 
     script = tmp_path / "fork.py"
     script.write_text(text)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(wgprim.__file__).parents[1]), os.environ.get("PYTHONPATH", "")]))
+    from support import child_env
+
+    env = child_env()
     return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=240, env=env)
 
 

@@ -4,7 +4,9 @@ Storage layout: u32, i32, f32 and f16 are stored as themselves; bool is stored o
 per element (exactly numpy's layout) and read by kernels as packed u32 words; uint64,
 int64 and float64, which WGSL has no types for, are stored as numpy stores them (8
 little-endian bytes) and read by kernels as vec2<u32> (low word, high word). Every
-buffer is allocated with its size rounded up to 16 bytes so kernels may read whole vec4s.
+buffer wgprim allocates has its size rounded up to 16 bytes so kernels may read whole vec4s
+(a caller's buffer of another size, from `Array.from_buffer`, is bound through a padded
+copy: program.py, "Exact-size buffers").
 
 Buffers come from the device's memory pool (wgprim/memory.py) and go back to it when the
 Array and every view of it are gone; `empty` gives whatever the pool's last user left,
@@ -13,11 +15,15 @@ Array and every view of it are gone; `empty` gives whatever the pool's last user
 from __future__ import annotations
 
 import math
+import operator
+import sys
+import weakref
 
 import numpy as np
 
 from wgprim import transfer
 from wgprim.device import Device, check_current, get_device
+from wgprim.errors import WgprimError
 from wgprim.memory import pool_of
 
 SUPPORTED_DTYPES = tuple(np.dtype(t) for t in (np.uint32, np.int32, np.float32, np.float16, np.bool_,
@@ -41,6 +47,52 @@ def _usage() -> int:
 def buffer_size_for(nbytes: int) -> int:
     """Bytes allocated for `nbytes` of data: rounded up to 16 (whole vec4 reads), never 0."""
     return max(16, -(-nbytes // 16) * 16)
+
+
+def shape_tuple(shape) -> tuple:
+    """`shape` (an int, or a sequence of ints) as a tuple, read as numpy reads a shape: a
+    bool, a float or a string raises numpy's TypeError (never an int() coercion)."""
+    if isinstance(shape, (bool, np.bool_)) or not hasattr(shape, "__index__") and not hasattr(shape, "__iter__"):
+        raise TypeError(f"expected a sequence of integers or a single integer, got {shape!r}")
+    if isinstance(shape, str):
+        raise TypeError("'str' object cannot be interpreted as an integer")
+    try:
+        return (operator.index(shape),)
+    except TypeError:
+        pass  # a sequence (or a 0-d integer array, which __index__ took above)
+    dims = []
+    for s in shape:
+        if isinstance(s, (bool, np.bool_)):
+            raise TypeError("an integer is required")
+        dims.append(operator.index(s))
+    return tuple(dims)
+
+
+def check_dimensions(shape: tuple) -> tuple:
+    """`shape` with no negative dimension (numpy's ValueError otherwise)."""
+    if any(s < 0 for s in shape):
+        raise ValueError(f"negative dimensions are not allowed (shape {shape})")
+    return shape
+
+
+def device_argument(device) -> Device:
+    """`device=` of a constructor: a wgprim Device, or None for the current one."""
+    if device is None:
+        return get_device()
+    if not isinstance(device, Device):
+        raise TypeError(f"device must be a wgprim Device (wgprim.get_device()) or None, not {device!r}; "
+                        "to run on another adapter, call wgprim.use_adapter(...) first")
+    return device
+
+
+def refuse_masked(x) -> None:
+    """A numpy masked array is refused: wgprim would silently compute over the masked
+    elements too (np.asarray drops the mask)."""
+    ma = sys.modules.get("numpy.ma")  # never imported: no masked array can exist
+    if ma is not None and isinstance(x, ma.MaskedArray):
+        raise TypeError("wgprim does not take masked arrays (numpy.ma): the mask would be ignored. "
+                        "Pass x.compressed() (the unmasked elements, 1-D) or x.filled(value) "
+                        "(masked elements replaced by value)")
 
 
 def _opposite_byte_order(dt: np.dtype) -> bool:
@@ -107,10 +159,14 @@ class Array:
         """Copy the data back to the host (waits for the GPU work that produces it)."""
         from wgprim.program import flush_batch
 
+        from wgprim.program import check_not_pending
+
         check_current(self.device)
         flush_batch(self.device)
         if self.size == 0:
             return np.zeros(self.shape, self.dtype)
+        check_not_pending(self.device, (self.buffer,), "this Array")
+        check_alive((self.buffer,))
         block = self.block
         staged = block.staged if block is not None else None
         if staged is not None:  # copied out by the submit that made it: one map
@@ -121,7 +177,9 @@ class Array:
                 if block.staged is None:
                     block.staged = staged
         else:
-            raw = transfer.read(self.device, self.buffer, 0, buffer_size_for(self.nbytes))
+            # Whole words up to the 16-byte end, within the buffer (a caller's exact-size one).
+            nbytes = min(buffer_size_for(self.nbytes), self.buffer.size)
+            raw = transfer.read(self.device, self.buffer, 0, nbytes)
         return raw[: self.nbytes].view(self.dtype).reshape(self.shape)
 
     def item(self):
@@ -131,9 +189,9 @@ class Array:
         return self.numpy().reshape(()).item()
 
     def reshape(self, *shape) -> "Array":
-        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        shape = shape_tuple(shape[0] if len(shape) == 1 else shape)
         # A negative size is the one unknown dimension (numpy takes any negative as -1).
-        shape = [-1 if int(s) < 0 else int(s) for s in shape]
+        shape = [-1 if s < 0 else s for s in shape]
         if shape.count(-1) > 1:
             raise ValueError(f"cannot reshape into shape {tuple(shape)}: can only specify one unknown dimension")
         if shape.count(-1) == 1:  # infer the one missing dimension, as numpy does
@@ -156,16 +214,43 @@ class Array:
         a = self.numpy()
         return a if dtype is None else a.astype(dtype)
 
+    # Conversions and comparisons read the data (a sync with the GPU, as .numpy()) and
+    # then behave exactly as numpy's on that data: `wgprim.sum(x) == 6.0` is a numpy bool,
+    # bool() of a size-1 Array works, float() of a size-6 one raises numpy's TypeError.
+    def __bool__(self):
+        return bool(self.numpy())
+
     def __float__(self):
-        return float(self.item())
+        return float(self.numpy())
 
     def __int__(self):
-        return int(self.item())
+        return int(self.numpy())
+
+    def __complex__(self):
+        return complex(self.numpy())
 
     def __index__(self):
-        if self.dtype.kind not in "iu":
-            raise TypeError("only integer Arrays can be used as an index")
-        return int(self.item())
+        return operator.index(self.numpy())
+
+    def __eq__(self, other):
+        return self.numpy() == _host(other)
+
+    def __ne__(self, other):
+        return self.numpy() != _host(other)
+
+    def __lt__(self, other):
+        return self.numpy() < _host(other)
+
+    def __le__(self, other):
+        return self.numpy() <= _host(other)
+
+    def __gt__(self, other):
+        return self.numpy() > _host(other)
+
+    def __ge__(self, other):
+        return self.numpy() >= _host(other)
+
+    __hash__ = None  # compares by value, as numpy arrays (which are unhashable too)
 
     def __repr__(self) -> str:
         return f"wgprim.Array(shape={self.shape}, dtype={self.dtype})"
@@ -174,13 +259,25 @@ class Array:
     def from_buffer(cls, buffer, dtype, shape, device: Device | None = None) -> "Array":
         """Wrap a caller's `wgpu.GPUBuffer` (on the device given to `wgprim.use_device`)
         as an Array without a copy. Its usage must include STORAGE (and COPY_SRC for
-        `.numpy()`); its size must hold `shape` of `dtype`, rounded up to 16 bytes (wgprim's
-        kernels read whole vec4s). The caller keeps the buffer alive."""
+        `.numpy()`); its size must hold `shape` of `dtype` in whole 4-byte words (a buffer
+        made with `size=data.nbytes` does for 4- and 8-byte dtypes). The caller keeps the
+        buffer alive (not destroyed) while wgprim uses it. Where the size is not a multiple
+        of 16 bytes, each call copies the data into a padded temporary first (kernels read
+        whole vec4s) and, for a result (`out=`), back: docs/interop.md."""
         import wgpu
 
-        device = device or get_device()
+        if not isinstance(buffer, wgpu.GPUBuffer):
+            hint = " (for host data, use wgprim.asarray(x), which copies it to the GPU)" \
+                if isinstance(buffer, np.ndarray) or hasattr(buffer, "__array__") else ""
+            raise TypeError(f"buffer must be a wgpu.GPUBuffer, not {type(buffer).__name__}{hint}")
+        device = device_argument(device)
+        check_current(device, "the device asked for")
         dt = check_dtype(dtype, device)
-        shape = (shape,) if np.isscalar(shape) else tuple(int(s) for s in shape)
+        shape = check_dimensions(shape_tuple(shape))
+        if getattr(buffer, "_device", device.device) is not device.device:
+            raise ValueError(
+                f"the buffer belongs to another wgpu device than wgprim's ({device.name}): call "
+                "wgprim.use_device(your_device) first, so that wgprim runs on the device that made the buffer")
         usage = int(buffer.usage)
         missing = [name for name, flag in (("STORAGE", wgpu.BufferUsage.STORAGE),
                                            ("COPY_SRC", wgpu.BufferUsage.COPY_SRC)) if not usage & int(flag)]
@@ -188,21 +285,59 @@ class Array:
             raise ValueError(f"the buffer's usage lacks {' | '.join(missing)}: wgprim binds it as a storage "
                              "buffer and copies results out of it (create it with "
                              "usage=STORAGE | COPY_SRC | COPY_DST)")
-        nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
-        if buffer.size < buffer_size_for(nbytes):
-            raise ValueError(f"the buffer holds {buffer.size} bytes; {shape} of {dt} needs {buffer_size_for(nbytes)} "
-                             "(the data rounded up to 16 bytes)")
+        nbytes = math.prod(shape) * dt.itemsize
+        if buffer.size < nbytes:
+            raise ValueError(f"the buffer holds {buffer.size} bytes; {shape} of {dt} needs {nbytes}")
+        if buffer.size % 4:
+            raise ValueError(f"the buffer holds {buffer.size} bytes, not a multiple of 4: GPU copies and storage "
+                             f"bindings work in 4-byte words. Create it with size={-(-nbytes // 4) * 4} "
+                             "(the data rounded up to 4 bytes)")
+        _watch_destroy(buffer)
         return cls(buffer, dt, shape, device)
+
+
+def _host(value):
+    """The other operand of a comparison, on the host."""
+    return value.numpy() if isinstance(value, Array) else value
+
+
+# Buffers of from_buffer Arrays that their owner destroyed: using one would fail inside
+# the driver (a submit that reads it aborts the process), so wgprim refuses them first.
+_destroyed: "weakref.WeakSet" = weakref.WeakSet()
+
+
+def _watch_destroy(buffer) -> None:
+    """Note when the caller destroys `buffer` (its own `destroy()`, wrapped on this object)."""
+    if "destroy" in vars(buffer):
+        return
+    owner_destroy = buffer.destroy
+    ref = weakref.ref(buffer)
+
+    def destroy():
+        found = ref()
+        if found is not None:
+            _destroyed.add(found)
+        owner_destroy()
+
+    buffer.destroy = destroy
+
+
+def check_alive(buffers) -> None:
+    """WgprimError naming the fix when one of `buffers` (an iterable, not looked at unless a
+    caller ever destroyed a wrapped buffer) was destroyed before wgprim used it."""
+    if _destroyed and any(b in _destroyed for b in buffers):
+        raise WgprimError(
+            "a buffer given to Array.from_buffer was destroyed (buffer.destroy()) by its owner before "
+            "wgprim used it -> not a bug in wgprim: keep the buffer alive while wgprim works with it "
+            "(read the results first), or wrap a live buffer again")
 
 
 def empty(shape, dtype, device: Device | None = None) -> Array:
     """An uninitialized Array: its buffer comes from the memory pool and holds whatever
     its last user left (a new buffer is zero-filled, a reused one is not: see zeros)."""
-    device = device or get_device()
+    device = device_argument(device)
     dt = check_dtype(dtype, device)
-    shape = (shape,) if isinstance(shape, (int, np.integer)) or np.isscalar(shape) else tuple(shape)
-    if not all(isinstance(s, (int, np.integer)) and s >= 0 for s in shape):
-        raise ValueError(f"shape must be non-negative integers, got {shape}")
+    shape = check_dimensions(shape_tuple(shape))
     check_current(device, "the device asked for")
     nbytes = math.prod(shape) * dt.itemsize
     # The buffer is rounded up to 16 bytes: that size must fit too.
@@ -237,10 +372,13 @@ def native_byte_order(host: np.ndarray) -> np.ndarray:
 
 def asarray(x, dtype=None, device: Device | None = None) -> Array:
     """An Array with the data of `x` (a numpy array, a sequence, or an Array, returned as is)."""
+    if device is not None:
+        device_argument(device)
     if isinstance(x, Array):
         if dtype is not None and np.dtype(dtype) != x.dtype:
             raise TypeError(f"Array has dtype {x.dtype}, not {np.dtype(dtype)}; convert on the host")
         return x
+    refuse_masked(x)
     host = native_byte_order(np.asarray(x, dtype=dtype))
     out = empty(host.shape, host.dtype, device)
     if host.size:

@@ -21,10 +21,18 @@ SUBCOMMANDS = {
 }
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose errors are one line on stderr (exit 2): what is wrong and
+    where help is, without the usage block in front of it."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} -h`)\n")
+
+
 def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, dict]:
     """The parser, with the full arguments of the chosen subcommand only: the other
     modules are not imported (their help line comes from SUBCOMMANDS)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="wgprim",
         description="GPU parallel primitives on WebGPU, and tools about the rule that "
         "workgroups cannot synchronize with each other.",

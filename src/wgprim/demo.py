@@ -14,13 +14,13 @@ import time
 
 import numpy as np
 
-from wgprim.bench.cli import parse_size
+from wgprim.bench.cli import non_negative_int, parse_size
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-n", "--size", type=parse_size, default=None,
                         help="elements per input (default: 2^20 on a CPU adapter, 2^24 on a GPU)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=non_negative_int, default=0)
     parser.add_argument("--only", default=None,
                         help="run only primitives whose name contains this (names: see wgprim.registry)")
 
@@ -78,6 +78,10 @@ def run(args) -> int:
         return 1
     cpu = "cpu" in str(dev.adapter.info.get("adapter_type", "")).lower()
     n = args.size or (2**20 if cpu else 2**24)
+    if 4 * n > dev.max_buffer_bytes:
+        print(f"wgprim demo: error: -n {n}: {n} elements of 4 bytes need {4 * n} bytes; the largest buffer of "
+              f"{dev.summary} holds {dev.max_buffer_bytes}", file=sys.stderr)
+        return 2
     rng = np.random.default_rng(args.seed)
     print(f"wgprim demo on {dev.summary}, n = {n:,}")
     star = "" if dev.has_timestamps else "*"

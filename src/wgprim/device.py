@@ -245,7 +245,11 @@ def use_adapter(name: str | int | None = None) -> Device:
     Arrays made on the previous device cannot be used afterwards.
     """
     global _current, _wanted_adapter
+    if name is not None and (isinstance(name, bool) or not isinstance(name, (str, int))):
+        raise TypeError(f"use_adapter takes a part of an adapter's name (str), its index in list_adapters() "
+                        f"(int) or None, not {name!r}")
     check_process()
+    _refuse_inside_batch("use_adapter()")
     with _lock:
         device = _open(name)
         if _current is not None and _current is not device:
@@ -292,6 +296,8 @@ def use_device(gpu_device) -> Device:
     features (subgroups, f16, timestamps) are used when the device was opened with them.
     Arrays made on the previous device cannot be used afterwards."""
     global _current
+    _check_gpu_device(gpu_device)
+    _refuse_inside_batch("use_device()")
     limits = dict(gpu_device.limits)
     short = {k: (limits.get(k, 0), v) for k, v in REQUIRED_LIMITS.items() if limits.get(k, 0) < v}
     if short:
@@ -302,3 +308,32 @@ def use_device(gpu_device) -> Device:
     with _lock:
         _current = _wrap(adapter, gpu_device)
         return _current
+
+
+def _check_gpu_device(gpu_device) -> None:
+    """TypeError unless `gpu_device` is a wgpu device (an adapter, None, a wgprim Device
+    are the usual mistakes, each named)."""
+    import wgpu
+
+    if isinstance(gpu_device, wgpu.GPUDevice):
+        return
+    if isinstance(gpu_device, wgpu.GPUAdapter):
+        hint = ": open one with adapter.request_device_sync(), or call wgprim.use_adapter() to let wgprim open it"
+    elif isinstance(gpu_device, Device):
+        hint = ": this is wgprim's own Device, already in use (its .device is the wgpu device)"
+    else:
+        hint = ""
+    raise TypeError(f"use_device takes a wgpu.GPUDevice, not {type(gpu_device).__name__}{hint}")
+
+
+def _refuse_inside_batch(what: str) -> None:
+    """Switching devices while a batch() holds unsubmitted work would lose it: refused, and
+    the batch stays usable."""
+    from wgprim.program import open_batch_thread
+
+    thread = open_batch_thread()
+    if thread is not None:
+        raise WgprimError(
+            f"{what} inside an open wgprim.batch() (of thread {thread!r}): the work queued there runs on the "
+            f"current device and is submitted when the block ends. Call {what} before the "
+            "`with wgprim.batch():` block or after it; the batch is unchanged and still usable")

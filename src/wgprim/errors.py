@@ -38,7 +38,10 @@ def explain_gpu_error(error: Exception, doing: str) -> WgprimError:
             "(`del a`), release the buffers wgprim keeps for reuse (wgprim.memory_pool().free_all_blocks()), "
             "or pick an adapter with more memory (WGPRIM_ADAPTER)."
         )
-    if "lost" in text.lower():
+    if "destroyed" in lowered:
+        fix = ("a buffer was destroyed before the work using it ran: a buffer given to Array.from_buffer "
+               "(or an Array's .buffer) must stay alive, not .destroy()ed, while wgprim uses it")
+    elif "lost" in text.lower():
         fix = "the GPU device was lost (driver reset or a kernel that ran too long); call wgprim.device.reset() to start again"
     elif isinstance(error, wgpu.GPUValidationError):
         fix = "this is a bug in wgprim or in a user-supplied WGSL expression (a custom reduce/scan operator); please report it with `wgprim info`"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import threading
 import types
 from dataclasses import dataclass, field
@@ -26,10 +27,11 @@ from typing import Protocol
 
 import numpy as np
 
+from wgprim.array import buffer_size_for, check_alive
 from wgprim.device import Device, check_current, get_device
 from wgprim import native, transfer
 from wgprim.memory import MemoryPool, pool_of
-from wgprim.errors import explain_gpu_error
+from wgprim.errors import WgprimError, explain_gpu_error
 from wgprim.unroll import unroll
 
 KERNEL_DIR = Path(__file__).parent / "kernels"
@@ -73,8 +75,21 @@ def get_pipeline(device: Device, kernel: str | tuple, preamble: str, entry: str,
         )
     except Exception as error:
         raise explain_gpu_error(error, f"building kernel {kernel}.{entry}") from error
+    device.cache("writable bindings")[pipeline] = frozenset(
+        int(b) for b in _READ_WRITE.findall(module_source(kernel, preamble)))
     pipelines[key] = pipeline
     return pipeline
+
+
+# The bindings a kernel may write: `var<storage, read_write>` (every kernel declares its
+# inputs `read`). Exact-size buffers are copied back only where written, and a read from
+# another thread is refused only where that thread's queued work writes.
+_READ_WRITE = re.compile(r"@group\(0\)\s*@binding\((\d+)\)\s*var<storage\s*,\s*read_write>")
+
+
+def writable_bindings(device: Device, pipeline) -> frozenset | None:
+    """The binding numbers `pipeline` may write (None: not made by get_pipeline, so any)."""
+    return device.cache("writable bindings").get(pipeline)
 
 
 # Building blocks kept per device for the calls that look them up (lookup()).
@@ -168,6 +183,7 @@ def recorded(device: Device, key: tuple, arrays: tuple, record, label: str = "")
     program = Program(device, label, transient=False, externals=frozenset(id(b) for b in buffers))
     try:
         record(program, *arrays)
+        program._finish_copies()  # now, not at a run: threads may run a kept recording at once
     except BaseException:
         program.release()
         raise
@@ -413,6 +429,12 @@ def _usage_storage():
     return wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
 
 
+def _usage_copy_dst():
+    import wgpu
+
+    return wgpu.BufferUsage.COPY_DST
+
+
 def _usage_staging():
     import wgpu
 
@@ -441,6 +463,11 @@ class Program:
     externals: frozenset = frozenset()
     waiting: int = 0  # times queued in a batch and not yet submitted
     evicted: bool = False  # dropped from the kept recordings: release once no batch holds it
+    # Exact-size buffers (a caller's, of a size not a multiple of 16): id -> (buffer, its
+    # padded copy), every step using the copy; the copies written, to copy back at run().
+    padded: dict = field(default_factory=dict)
+    copy_back: list = field(default_factory=list)
+    written: set = field(default_factory=set)  # ids of the buffers the steps may write
 
     def __post_init__(self):
         check_current(self.device, "a program")
@@ -508,7 +535,50 @@ class Program:
     def reset(self) -> None:
         """Forget every step and give the temporaries back (a plan re-recording its steps)."""
         self.steps.clear()
+        self.padded.clear()
+        self.copy_back.clear()
+        self.written.clear()
         self.release()
+
+    # -- exact-size buffers ---------------------------------------------------------
+    # Kernels read whole vec4s, so every buffer wgprim makes is a multiple of 16 bytes. A
+    # caller's buffer (Array.from_buffer) may be exactly its data's size, e.g. 12 bytes for
+    # 3 floats, whose last vec4 no binding can address. Such a buffer is replaced, in every
+    # step of the Program, by a padded temporary: copied in before its first use, copied
+    # back at the end where a step writes it (an `out=`). The temporary is the Program's, so
+    # a kept recording repeats the copies and makes nothing new.
+    def _bound(self, buffer, offset: int, size: int, writes: bool):
+        """(buffer, size) to use for `size` bytes of `buffer` from `offset`."""
+        if not buffer.size % 16:
+            if writes:
+                self.written.add(id(buffer))
+            return buffer, size
+        found = self.padded.get(id(buffer))
+        if found is None:
+            copy = self.temp(buffer_size_for(buffer.size))
+            self._uses(buffer, copy)
+            self.steps.append(Copy(buffer, 0, copy, 0, buffer.size))
+            found = self.padded[id(buffer)] = (buffer, copy)
+        padded = found[1]
+        if writes and found not in self.copy_back:
+            if not int(buffer.usage) & int(_usage_copy_dst()):
+                raise ValueError(f"a result buffer of {buffer.size} bytes (not a multiple of 16) is written through "
+                                 "a padded copy and copied back, which needs COPY_DST in its usage: create it with "
+                                 "usage=STORAGE | COPY_SRC | COPY_DST (or with a size rounded up to 16 bytes)")
+            self.copy_back.append(found)
+        if writes:
+            self.written.add(id(padded))
+        if offset + size > buffer.size - buffer.size % 16:  # reaches the partial last vec4: the whole of it
+            size = -(-(offset + size) // 16) * 16 - offset
+        return padded, size
+
+    def _finish_copies(self) -> None:
+        """Add the copies back of the padded buffers written since the last run."""
+        for buffer, padded in self.copy_back:
+            self._uses(buffer, padded)
+            self.steps.append(Copy(padded, 0, buffer, 0, buffer.size))
+            self.written.add(id(buffer))
+        self.copy_back.clear()
 
     # -- steps -------------------------------------------------------------------
     def dispatch(self, label: str, pipeline, bindings: dict, groups: int) -> None:
@@ -526,6 +596,11 @@ class Program:
                 buffer, offset, size = r, 0, r.size
             entries.append((b, buffer, offset, size))
         self._check_devices(label, entries)
+        check_alive(e[1] for e in entries)
+        writable = writable_bindings(self.device, pipeline)
+        for i, (b, buffer, offset, size) in enumerate(entries):
+            buffer, size = self._bound(buffer, offset, size, writable is None or b in writable)
+            entries[i] = (b, buffer, offset, size)
         try:
             group = bind_group(self.device, pipeline, tuple(entries))
         except Exception as error:
@@ -541,6 +616,8 @@ class Program:
         `dst_offset`), after the steps before it and before the steps after it. Offsets and
         size must be multiples of 4."""
         if nbytes > 0:
+            src, _ = self._bound(src, int(src_offset), int(nbytes), False)
+            dst, _ = self._bound(dst, int(dst_offset), int(nbytes), True)
             self._uses(src, dst)
             self.steps.append(Copy(src, int(src_offset), dst, int(dst_offset), int(nbytes)))
 
@@ -549,6 +626,7 @@ class Program:
         e.g. counters that the next steps add into. Multiples of 4."""
         nbytes = buffer.size - offset if nbytes is None else nbytes
         if nbytes > 0:
+            buffer, _ = self._bound(buffer, int(offset), int(nbytes), True)
             self._uses(buffer)
             self.steps.append(Clear(buffer, int(offset), int(nbytes)))
 
@@ -644,6 +722,10 @@ class Program:
         `stage`: a small result Array (a reduction's 0-d one) whose bytes the same submit
         also copies into a MAP_READ buffer kept with it, so that its `.item()` is one map
         and no second submit (skipped in a batch and when profiling)."""
+        if self.copy_back:
+            self._finish_copies()
+        check_not_pending(self.device, (b for step in self.steps for b in step.buffers),
+                          f"an Array that {self.label or 'a call'} uses")
         sink = getattr(_profiling, "sink", None)
         profile = profile or sink is not None
         batch = active_batch(self.device)
@@ -701,6 +783,7 @@ class Program:
         if not alone:
             flush_batch(self.device)
         profiler = Profiler(self.device, len(self.steps)) if self.device.has_timestamps else None
+        check_alive(self.buffers())
         encoder = self.device.device.create_command_encoder()
         self.encode(encoder, profiler)
         if profiler is not None:
@@ -735,6 +818,7 @@ def submit(device: Device, programs: list, last_steps: list | None = None) -> No
     if not steps:
         return
     label = programs[-1].label or "a program"
+    check_alive(b for step in steps for b in step.buffers)  # a destroyed one would abort the process
     try:
         native.submit_steps(device, steps, Copy, Clear)
     except Exception as error:
@@ -814,6 +898,46 @@ def profile():
 
 # -- batching -------------------------------------------------------------------------
 _batches = threading.local()
+# Every thread's stack of open batches, while it has one: (thread name, stack) by thread id.
+# Work queued in one thread's batch is submitted only when that thread's block ends, so
+# other threads must not read what it writes before then (check_not_pending).
+_open_batches: dict = {}
+_open_lock = threading.Lock()
+
+
+def check_not_pending(device: Device, buffers, what: str) -> None:
+    """WgprimError when work queued in another thread's open batch() may write one of
+    `buffers` (an iterable, looked at only while another thread has an open batch): that
+    work is not submitted yet, so reading now would give what the buffer held before."""
+    if not _open_batches:
+        return
+    me = threading.get_ident()
+    with _open_lock:
+        others = [(name, list(stack)) for ident, (name, stack) in _open_batches.items() if ident != me]
+    queued_writes = [(name, program) for name, stack in others for b in stack for program in list(b)
+                     if program.device is device and program.written]
+    if not queued_writes:
+        return
+    ids = {id(b) for b in buffers}
+    for name, program in queued_writes:
+        if ids & program.written:
+            raise WgprimError(
+                f"{what} is written by work queued in the open wgprim.batch() of thread {name!r}, which is "
+                "submitted only when that block ends: read it (or pass it to a call) after that thread's "
+                "`with wgprim.batch():` block has ended, or in that thread (where a read submits the queued "
+                "work first)")
+
+
+def open_batch_thread(device: Device | None = None) -> str | None:
+    """The name of a thread (this one included) whose open batch() holds queued work, or of
+    this thread if it is inside a batch() block at all; None when there is none."""
+    if getattr(_batches, "stack", None):
+        return threading.current_thread().name
+    with _open_lock:
+        for name, stack in _open_batches.values():
+            if any(len(b) for b in stack):
+                return name
+    return None
 
 
 def active_batch(device: Device):
@@ -880,12 +1004,17 @@ def batch():
     """Queue every primitive call made inside the block into one submit.
 
     Results are available after the block (reading one inside the block submits what
-    is queued so far).
+    is queued so far). Other threads cannot read them before the block ends (nothing is
+    submitted yet): they get a WgprimError naming this thread (check_not_pending), and
+    use_adapter()/use_device() are refused while the block is open.
     """
     stack = getattr(_batches, "stack", None)
     if stack is None:
         stack = _batches.stack = []
     b = _Batch(get_device())
+    if not stack:
+        with _open_lock:
+            _open_batches[threading.get_ident()] = (threading.current_thread().name, stack)
     stack.append(b)
     try:
         yield b
@@ -895,7 +1024,11 @@ def batch():
             stack[-1].extend(b)
             b.clear()
         else:
-            b.submit()
+            try:
+                b.submit()
+            finally:
+                with _open_lock:
+                    _open_batches.pop(threading.get_ident(), None)
 
 
 def _name_of(gpu_device) -> str:

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from wgprim.check import cli
+
+from support import child_pythonpath
 from wgprim.check.rules import ALL
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -116,5 +118,5 @@ def test_missing_lark_is_reported(capsys, monkeypatch):
 def test_importing_the_cli_does_not_import_lark():
     code = "import sys, wgprim.check.cli; print('lark' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={"PYTHONPATH": str(Path(cli.__file__).parents[2])})
+                         env={"PYTHONPATH": child_pythonpath()})
     assert out.stdout.strip() == "False"

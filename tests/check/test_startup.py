@@ -16,6 +16,8 @@ import wgprim
 from wgprim.check import parser
 from wgprim.check.errors import WgslSyntaxError
 
+from support import child_env, child_pythonpath
+
 SRC = Path(wgprim.__file__).parents[1]
 KERNELS = sorted((SRC / "wgprim" / "kernels").rglob("*.wgsl"))
 CORPUS = sorted((Path(__file__).parent / "corpus").rglob("*.wgsl"))
@@ -23,7 +25,7 @@ CORPUS = sorted((Path(__file__).parent / "corpus").rglob("*.wgsl"))
 
 def _python(code: str, **env) -> str:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={"PYTHONPATH": str(SRC), **env})
+                         env={"PYTHONPATH": child_pythonpath(), **env})
     return out.stdout.strip()
 
 
@@ -144,7 +146,7 @@ def test_first_use_from_many_threads_at_once():
         "[t.start() for t in ts]; [t.join() for t in ts]\n"
         "assert not errors, errors\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=child_env())
     assert done.returncode == 0, done.stderr
 
 
@@ -169,5 +171,5 @@ def test_any_module_imports_first(module):
     import sys
 
     done = subprocess.run([sys.executable, "-c", f"import {module}; import wgprim; wgprim.sum"],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, env=child_env())
     assert done.returncode == 0, done.stderr

@@ -1,12 +1,10 @@
 """An adapter chosen by its index in list_adapters(): WGPRIM_ADAPTER=<digits> and
 use_adapter(int), as gpu_cluster pins its workers. Run in a fresh process: switching the
 adapter would strand the Arrays of the other tests."""
-import os
 import subprocess
 import sys
-from pathlib import Path
 
-SRC = str(Path(__file__).resolve().parents[2] / "src")
+from support import child_env
 
 SCRIPT = """
 import os, numpy as np, wgprim
@@ -26,6 +24,6 @@ print("ok")
 
 
 def test_adapter_by_index():
-    env = dict(os.environ, WGPRIM_ADAPTER="0", PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = child_env(WGPRIM_ADAPTER="0")
     done = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr

@@ -5,7 +5,6 @@ value), which must still give numpy's answer exactly (floats within the stated b
 The same tests run on wgpu's OpenGL backend in a subprocess (test_gl_backend)."""
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +18,7 @@ from wgprim.ops.operators import identity_value
 from wgprim.api.scan import ScanPlan
 from wgprim.ops.scan import cumsum_error_bound
 
-from support import AWKWARD_SIZES, block_scan_path, informative, random_values
+from support import AWKWARD_SIZES, block_scan_path, child_env, informative, isolated_pytest, random_values
 
 DTYPES = [np.float32, np.int32, np.uint32]
 UFUNC = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum,
@@ -229,10 +228,10 @@ def test_float_bound_grows_with_the_tile_index():
 def test_gl_backend():
     """Every test above on wgpu's OpenGL backend (llvmpipe through GL: no subgroups, so the
     blocked layout and barrier-only block scans), in a subprocess."""
-    env = dict(os.environ, WGPU_BACKEND_TYPE="OpenGL")
+    env = child_env(WGPU_BACKEND_TYPE="OpenGL", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     here = Path(__file__).resolve()
-    cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", str(here),
-           str(here.parent / "test_compaction_single_pass.py"), "-k", "not gl_backend"]
+    cmd = isolated_pytest("-q", "-x", str(here), str(here.parent / "test_compaction_single_pass.py"),
+                          "-k", "not gl_backend")
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1500, cwd=here.parents[2])
     if "NoAdapterError" in proc.stdout + proc.stderr:
         pytest.skip("no OpenGL adapter")

@@ -162,7 +162,7 @@ def test_small_inputs_do_not_measure_their_range(monkeypatch, taken, rng):
 
 
 def test_a_repeated_dense_call_makes_no_gpu_object_and_reads_once(device, rng):
-    from test_calls import counting, counting_submits
+    from support import counting, counting_submits
 
     x = wgprim.asarray(rng.integers(0, 300, 20_000).astype(np.int32))
     for _ in range(3):

@@ -14,7 +14,7 @@ from wgprim.device import get_device
 from wgprim.ops import numpy_options, operators
 from wgprim.ops.atomic_minmax import atomic_reduce
 from wgprim.ops.axis import _check_binding, axis_reducer, normalize_axis, result_shape, split_shape
-from wgprim.ops.common import as_input, check_out
+from wgprim.ops.common import as_input, check_count, check_flag, check_out
 from wgprim.ops.reduce import reduce_recorder
 from wgprim.program import Plan, Program, run_recorded
 
@@ -30,7 +30,7 @@ def reduce(x, op="sum", axis=None, *, keepdims: bool = False) -> Array:
     argmax, bitwise_and, bitwise_or, bitwise_xor) or a `wgprim.Monoid`. Returns a 0-d Array;
     `.item()` gives the Python scalar. `axis=` (int) reduces along one axis, `keepdims=` as
     numpy (ops/axis.py)."""
-    if axis is not None or keepdims:
+    if check_flag("keepdims", keepdims) or axis is not None:
         return reduce_entry(x, op, axis, keepdims)
     arr = as_input(x, operators.NUMERIC)
     name, _ = operators.resolve(op, arr.dtype)
@@ -51,7 +51,7 @@ class ReducePlan:
     def __init__(self, n: int, dtype, op="sum"):
         device = get_device()
         self.dtype = check_dtype(dtype, device, operators.NUMERIC)
-        self.n, self.op = int(n), op
+        self.n, self.op = check_count("n", n), op
         self.name, _ = operators.resolve(op, self.dtype)
         if self.n <= 0:
             raise ValueError("a reduce plan needs n > 0")
@@ -86,7 +86,7 @@ def prod(x, axis=None, *, keepdims: bool = False, **numpy_kw) -> Array:
 
 
 def _min_max(x, op: str, method: str, axis=None, keepdims: bool = False) -> Array:
-    if axis is not None or keepdims:
+    if check_flag("keepdims", keepdims) or axis is not None:
         return reduce(x, op, axis, keepdims=keepdims)
     if method == "atomic":
         # One atomicMin/atomicMax per workgroup into a global word, read in the next

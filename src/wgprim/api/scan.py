@@ -13,7 +13,7 @@ from wgprim.device import get_device
 from wgprim.ops import numpy_options, operators
 from wgprim.ops.axis import _check_binding, axis_scanner, normalize_axis, split_shape
 from wgprim.ops.chained_scan import choose_method
-from wgprim.ops.common import as_input, check_out
+from wgprim.ops.common import as_input, check_count, check_out
 from wgprim.ops.scan import scan_recorder
 from wgprim.program import Plan, Program, run_recorded
 
@@ -58,7 +58,7 @@ class ScanPlan:
             raise TypeError(f"exclusive must be True or False, not {exclusive!r}")
         device = get_device()
         self.dtype = check_dtype(dtype, device, operators.NUMERIC)
-        self.n, self.exclusive = int(n), bool(exclusive)
+        self.n, self.exclusive = check_count("n", n), bool(exclusive)
         if self.n <= 0:
             raise ValueError("a scan plan needs n > 0")
         self._recorder = scan_recorder(device, self.dtype, op, self.n, method)
@@ -87,7 +87,7 @@ def scan_axis(arr: Array, op, axis, exclusive: bool) -> Array:
     shape = arr.shape if arr.ndim else (1,)
     outer, length, inner = split_shape(shape, axis)
     scanner = axis_scanner(arr.device, arr.dtype, op)
-    out = empty(arr.shape, arr.dtype, arr.device)
+    out = empty(shape, arr.dtype, arr.device)  # a 0-d input gives (1,), as numpy's cumsum
     if arr.size == 0:
         return out
     _check_binding(arr)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from wgprim.array import Array, empty
+from wgprim.array import Array, empty, refuse_masked
 from wgprim.ops import lexsort as chains
 from wgprim.ops import operators
 from wgprim.ops.axis import _check_binding, axis_reducer, axis_scanner
@@ -27,6 +27,7 @@ KEY_DTYPES = chains.KEY_DTYPES
 
 def check_offsets(offsets, n: int) -> np.ndarray:
     """CSR offsets as a host uint32 array, or ValueError/TypeError saying what is wrong."""
+    refuse_masked(offsets)
     host = offsets.numpy() if isinstance(offsets, Array) else np.asarray(offsets)
     if host.dtype.kind not in "iu":
         raise TypeError(f"offsets must be integers, not {host.dtype}")

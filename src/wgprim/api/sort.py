@@ -29,7 +29,7 @@ from wgprim.ops import lexsort as chains
 from wgprim.ops import numpy_options
 from wgprim.ops.axis import move_axis, normalize_axis
 from wgprim.ops.bitonic import bitonic_sorter
-from wgprim.ops.common import as_input, check_flag
+from wgprim.ops.common import as_input, check_count, check_flag
 from wgprim.ops.radix_sort import ALL_DIGITS, radix_sorter
 from wgprim.ops.segmented import VALUES_GATHER, VALUES_NONE, VALUES_POSITION, sort_rows
 from wgprim.program import Plan, Program, run_recorded
@@ -246,9 +246,7 @@ class SortPlan:
             raise ValueError(f"what must be 'keys', 'pairs' or 'argsort', not {what!r}")
         self.descending = check_flag("descending", descending)
         self.skip_digits = check_flag("skip_digits", skip_digits)
-        if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
-            raise TypeError(f"n must be an int, not {type(n).__name__}")
-        self.n, self.what = int(n), what
+        self.n, self.what = check_count("n", n), what
         if self.n <= 0:
             raise ValueError("a sort plan needs n > 0")
         if self.skip_digits and self.dtype not in NARROW:

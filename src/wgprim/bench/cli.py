@@ -23,19 +23,58 @@ PROTOCOL_TOLERANCE = 0.05  # the first row measured again at the end must agree 
 
 
 def parse_size(text: str) -> int:
-    """An element count for the command line: 1000000 or 2^20 (positive)."""
+    """An element count for the command line: 1000000 or 2^20 (positive, at most the
+    elements one wgprim array may hold)."""
+    from wgprim.ops.common import MAX_ELEMENTS
+
     text = text.strip()
     try:
         if "^" in text:
             base, exp = text.split("^")
+            if abs(int(exp)) > 64:  # never computed: 2^1000000000 would take forever
+                raise argparse.ArgumentTypeError(f"size {text!r} is above the limit of {MAX_ELEMENTS} elements "
+                                                 "(u32 indices)")
             value = int(base) ** int(exp)
         else:
             value = int(text)
-    except ValueError:
+    except (ValueError, ZeroDivisionError):
         raise argparse.ArgumentTypeError(f"bad size {text!r} (e.g. 2^20 or 1000000)") from None
+    if not isinstance(value, int):  # a negative exponent
+        raise argparse.ArgumentTypeError(f"bad size {text!r} (e.g. 2^20 or 1000000)")
     if value < 1:
         raise argparse.ArgumentTypeError(f"sizes must be positive, not {text!r}")
+    if value > MAX_ELEMENTS:
+        raise argparse.ArgumentTypeError(f"size {text!r} is above the limit of {MAX_ELEMENTS} elements "
+                                         "(wgprim indexes arrays with u32)")
     return value
+
+
+def non_negative_int(text: str) -> int:
+    """A seed for the command line (numpy's generators take integers >= 0)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
+    return value
+
+
+def check_output_file(path: str | None, option: str) -> str | None:
+    """None when `path` can be written (its folder exists and is writable, and it is not a
+    folder), else what is wrong: checked before a run, not discovered after it."""
+    import os
+
+    if path is None:
+        return None
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        return f"{option} {path}: is a folder, not a file"
+    if not os.path.isdir(folder):
+        return f"{option} {path}: folder {folder} does not exist"
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        return f"{option} {path}: cannot be written (permissions)"
+    return None
 
 
 def _sizes(text: str) -> list[int]:
@@ -59,8 +98,8 @@ def _dtypes(text: str) -> list[str]:
 def _positive(kind):
     def parse(text: str):
         value = kind(text)
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"must be positive, not {text}")
+        if not value > 0 or value == float("inf"):  # nan and inf too
+            raise argparse.ArgumentTypeError(f"must be a positive finite number, not {text}")
         return value
     return parse
 
@@ -96,7 +135,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "~1 s, never below 10)")
     parser.add_argument("--repeat-first", action="store_true",
                         help="measure the first row again at the end and report whether the two agree within 5%%")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=non_negative_int, default=0)
     parser.add_argument("--json", default=None, metavar="FILE", help="write every row as JSON")
     parser.add_argument("--plot", default=None, metavar="FILE.png", help="throughput plot (needs matplotlib)")
 
@@ -153,7 +192,7 @@ def _jobs(args, parser_error):
         wanted = []
         for p, n in calls_grid(args.primitives or CALLS_GRID_PRIMITIVES, args.sizes or CALLS_GRID_SIZES):
             dtypes = [d for d in args.dtype if d in p.dtypes] if args.dtype else [p.dtypes[0]]
-            wanted += [(p, n, d) for d in dtypes if n <= p.max_n]
+            wanted += [(p, n, d) for d in dtypes if p.min_n <= n <= p.max_n]
         if args.dtype and not wanted:
             parser_error(f"no chosen primitive takes dtype {', '.join(args.dtype)}")
     elif args.targets:
@@ -171,7 +210,9 @@ def _jobs(args, parser_error):
             dtypes = [d for d in args.dtype if d in p.dtypes] if args.dtype else [p.dtypes[0]]
             if not dtypes:
                 skipped[name] = f"takes {', '.join(p.dtypes)}, not {', '.join(args.dtype)}"
-            wanted += [(p, n, d) for d in dtypes for n in args.sizes if n <= p.max_n]
+            elif not any(p.min_n <= n <= p.max_n for n in args.sizes):
+                skipped[name] = f"no size is within its range of n, {p.min_n} to {p.max_n}"
+            wanted += [(p, n, d) for d in dtypes for n in args.sizes if p.min_n <= n <= p.max_n]
         if args.dtype and not wanted and args.primitives != ["blockscan-claim"]:
             parser_error(f"no chosen primitive takes dtype {', '.join(args.dtype)}")
     for p, n, d in wanted:
@@ -194,7 +235,14 @@ def run(args) -> int:
         raise _ArgumentError(message)
 
     try:
+        for path, option in ((args.json, "--json"), (args.plot, "--plot")):
+            problem = check_output_file(path, option)
+            if problem:
+                parser_error(problem)
         jobs, skipped, with_claim = _jobs(args, parser_error)
+        if not jobs and not with_claim:
+            parser_error("nothing to measure: " + ("; ".join(f"{k}: {v}" for k, v in skipped.items())
+                                                   or "no row is at least --min-size"))
         if args.plot:
             try:
                 import matplotlib  # noqa: F401

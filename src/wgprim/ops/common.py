@@ -1,11 +1,12 @@
 """Helpers shared by the primitive families: input conversion and binding chunks."""
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 import numpy as np
 
-from wgprim.array import Array, asarray, check_dtype, native_byte_order
+from wgprim.array import Array, asarray, check_dtype, native_byte_order, refuse_masked
 from wgprim.device import Device, check_current
 
 # Indices and offsets inside kernels are u32.
@@ -19,6 +20,7 @@ def as_input(x, allowed=None) -> Array:
         check_dtype(x.dtype, x.device, allowed)
         arr = x
     else:
+        refuse_masked(x)
         host = native_byte_order(np.asarray(x))
         check_dtype(host.dtype, None, allowed)
         arr = asarray(host)
@@ -69,6 +71,17 @@ def chunks(n: int, itemsize: int, tile: int, device: Device) -> list[Chunk]:
     if per_binding <= 0:
         raise ValueError(f"the storage binding limit ({device.max_binding_bytes} bytes) is smaller than one tile")
     return [Chunk(s, min(per_binding, n - s)) for s in range(0, n, per_binding)]
+
+
+def check_count(name: str, value) -> int:
+    """A size argument (a plan's n) as numpy reads one: an integer, never a float, a bool
+    or a string coerced by int() (TypeError, as numpy's)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an integer, not {value!r}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, not {value!r}") from None
 
 
 def check_flag(name: str, value) -> bool:

@@ -58,6 +58,17 @@ class Monoid:
             raise OperatorError(f"{self._what()}: a combine expression is one WGSL expression of `a` and `b` (no ';', '{{' or '}}')")
         if "//" in self.combine or "/*" in self.combine:
             raise OperatorError(f"{self._what()}: the combine expression must not contain a comment ('//' or '/*')")
+        # The shader compiler parses recursively: an expression thousands of parentheses deep
+        # or tens of thousands of terms long overflows its stack and kills the process
+        # (3000 and 20,000 did). Bounded far below that, and far above any real operator.
+        depth = _nesting(self.combine)
+        if depth > MAX_COMBINE_NESTING:
+            raise OperatorError(f"Monoid {self.name!r}: the combine expression nests {depth} levels of "
+                                f"parentheses or brackets; at most {MAX_COMBINE_NESTING} reach the shader compiler")
+        if len(self.combine) > MAX_COMBINE_LENGTH:
+            raise OperatorError(f"Monoid {self.name!r}: the combine expression has {len(self.combine)} characters; "
+                                f"at most {MAX_COMBINE_LENGTH} reach the shader compiler (write it shorter, e.g. "
+                                "with WGSL built-ins such as max, min, select)")
         real = isinstance(self.identity, (int, float, np.integer, np.floating))
         if not real or isinstance(self.identity, (bool, np.bool_)):
             raise OperatorError(
@@ -94,6 +105,22 @@ class Monoid:
                 f"{self._what()}: the combine expression does not compile as WGSL for {dt} "
                 f"(operands `a` and `b` of type {WGSL_TYPE[dt]}):\n{message}"
             ) from None
+
+
+MAX_COMBINE_LENGTH = 4096  # characters of a Monoid's combine expression
+MAX_COMBINE_NESTING = 64  # levels of ( ) and [ ] in it
+
+
+def _nesting(text: str) -> int:
+    """The deepest nesting of parentheses and brackets in `text`."""
+    depth = deepest = 0
+    for c in text:
+        if c in "([":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in ")]":
+            depth -= 1
+    return deepest
 
 
 # (Monoid, dtype, device) already checked by Monoid.validate.

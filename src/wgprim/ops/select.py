@@ -86,8 +86,21 @@ def _as_mask(mask, n: int | None = None, shape=None) -> Array:
     if m.dtype != BOOL:
         raise TypeError(f"mask must be a bool array, not {m.dtype}")
     if shape is not None and tuple(m.shape) != tuple(shape):
-        raise ValueError(f"mask shape {m.shape} does not match the array's shape {tuple(shape)}")
+        _mask_mismatch(tuple(m.shape), tuple(shape))
     return m
+
+
+def _mask_mismatch(mask: tuple, shape: tuple):
+    """numpy's IndexError for x[mask] with a mask of another shape (ValueError where numpy
+    would index the leading axes only, which compact does not)."""
+    if len(mask) > len(shape):
+        raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, but {len(mask)} were indexed")
+    for axis, (m, s) in enumerate(zip(mask, shape)):
+        if m != s:
+            raise IndexError(f"boolean index did not match indexed array along axis {axis}; size of axis is {s} "
+                             f"but size of corresponding boolean axis is {m}")
+    raise ValueError(f"mask shape {mask} covers only the leading axes of the array's shape {shape}: compact takes "
+                     "a mask of the array's whole shape (e.g. np.broadcast_to(mask[..., None], x.shape))")
 
 
 class CompactRecorder:

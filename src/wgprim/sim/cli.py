@@ -19,6 +19,7 @@ from .result import simulate
 from .scenarios import SCENARIOS
 
 MAX_WORKGROUPS = 1_000_000  # a few seconds per 100,000; beyond this, memory becomes the limit
+MAX_SLOTS = 1_000_000  # compute units x resident slots: the simulator keeps a list of the slots
 DEFAULT_WORKGROUP_SIZE = 256
 PLOT_HINT = "pip install 'wgprim[plot]'"
 
@@ -119,6 +120,9 @@ def run(args: argparse.Namespace) -> int:
     if args.workgroups > MAX_WORKGROUPS:
         fail(f"--workgroups is limited to {MAX_WORKGROUPS}")
     machine, resident_note = _machine(args, fail)
+    if machine.slots > MAX_SLOTS:
+        fail(f"the machine has {machine.slots} workgroup slots (compute units x resident); the simulator is "
+             f"limited to {MAX_SLOTS} (more slots than workgroups change nothing: use fewer)")
     if args.plot:
         folder = os.path.dirname(os.path.abspath(args.plot))
         if not os.path.isdir(folder):
