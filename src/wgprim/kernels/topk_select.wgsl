@@ -173,6 +173,7 @@ fn visit(raw: Raw, i: u32) {
 }
 
 fn visit_vec(v: vec4<u32>, first: u32) {
+  // unroll
   for (var c = 0u; c < PER_VEC; c++) {
     visit(raw_in(v, c), first + c);
   }
@@ -357,6 +358,7 @@ fn topk_take(@builtin(workgroup_id) wid: vec3<u32>,
     let r1 = keys[v + stride];
     let r2 = keys[v + 2u * stride];
     let r3 = keys[v + 3u * stride];
+    // unroll
     for (var c = 0u; c < PER_VEC; c++) {
       take(raw_in(r0, c), base + PER_VEC * v + c, upto);
       take(raw_in(r1, c), base + PER_VEC * (v + stride) + c, upto);
@@ -366,6 +368,7 @@ fn topk_take(@builtin(workgroup_id) wid: vec3<u32>,
   }
   for (; v < full; v += stride) {
     let r = keys[v];
+    // unroll
     for (var c = 0u; c < PER_VEC; c++) {
       take(raw_in(r, c), base + PER_VEC * v + c, upto);
     }
