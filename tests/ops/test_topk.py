@@ -269,8 +269,8 @@ def awkward(rng, n, dtype):
     return x
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(n=st.integers(1, 12_000), k_frac=st.floats(0, 1),
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(1, 6000), k_frac=st.floats(0, 1),
        dtype=st.sampled_from([np.float32, np.float64, np.int64, np.uint64]), largest=st.booleans(),
        seed=st.integers(0, 2**31))
 def test_values_are_the_inputs_bits(n, k_frac, dtype, largest, seed):
