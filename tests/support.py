@@ -176,3 +176,23 @@ def counting_submits():
         yield counts
     finally:
         native.submit_steps = real
+
+
+def check_binding_sizes(monkeypatch):
+    """Make every dispatch fail that binds more of a storage buffer than the device's
+    binding limit (lowered by device.binding_limit): the windowed paths must keep within it."""
+    import wgpu
+
+    from wgprim.program import Program
+
+    real = Program.dispatch
+
+    def checked(self, label, pipeline, bindings, groups):
+        for r in bindings.values():
+            buffer = r["buffer"] if isinstance(r, dict) else r
+            size = r["size"] if isinstance(r, dict) else buffer.size
+            if not buffer.usage & wgpu.BufferUsage.UNIFORM:
+                assert size <= self.device.max_binding_bytes, f"{label}: a {size}-byte binding"
+        return real(self, label, pipeline, bindings, groups)
+
+    monkeypatch.setattr(Program, "dispatch", checked)

@@ -15,7 +15,9 @@ __all__ = [
     "scan", "cumsum", "ScanPlan",
     "sort", "argsort", "sort_pairs", "lexsort", "SortPlan",
     "histogram", "bincount", "compact", "nonzero", "unique", "run_length_encode", "searchsorted",
-    "segment_reduce", "segment_scan", "segment_sort", "topk",
+    "unique_values", "unique_counts", "unique_inverse", "unique_all",
+    "segment_reduce", "segment_scan", "segment_sort", "topk", "top_k",
+    "partition", "argpartition", "kth_smallest",
 ]
 
 import threading as _threading
@@ -37,11 +39,13 @@ def _import_all() -> None:
         from wgprim.api.scan import ScanPlan, cumsum, scan
         from wgprim.api.sort import SortPlan, argsort, lexsort, sort, sort_pairs
         from wgprim.api.histogram import bincount, histogram
-        from wgprim.api.select import compact, nonzero, run_length_encode, unique
+        from wgprim.api.select import (compact, nonzero, run_length_encode, unique, unique_all, unique_counts,
+                                       unique_inverse, unique_values)
         from wgprim.api.search import searchsorted
         from wgprim.program import batch
         from wgprim.api.segmented import segment_reduce, segment_scan, segment_sort
-        from wgprim.api.topk import topk
+        from wgprim.api.topk import top_k, topk
+        from wgprim.api.partition import argpartition, kth_smallest, partition
     finally:
         _loading_thread = None
     globals().update({name: value for name, value in locals().items() if name in __all__})

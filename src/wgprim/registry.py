@@ -304,6 +304,43 @@ def same_topk(got, ref, *inputs) -> bool:
     return exact(np.asarray(values), ref[0]) and np.array_equal(np.asarray(indices).astype(np.int64), ref[1])
 
 
+def _bits(x):
+    x = np.asarray(x)
+    return x.view(np.uint64 if x.itemsize == 8 else np.uint32)
+
+
+def same_partition(kth: int):
+    """Whether `got` is a partition of x at kth as numpy promises (and wgprim gives bit for
+    bit): the element a stable sort puts at kth, none greater before it, none smaller
+    after, the input's elements."""
+    def same(got, ref, x) -> bool:
+        from wgprim.ops.order_key import host_keys
+
+        got = np.asarray(got)
+        stable = np.sort(x, kind="stable")
+        keys, pivot = host_keys(got), host_keys(stable[kth:kth + 1])[0]
+        return (got.shape == x.shape and _bits(got[kth]) == _bits(stable[kth]) and bool(np.all(keys[:kth] <= pivot))
+                and bool(np.all(keys[kth + 1:] >= pivot)) and np.array_equal(np.sort(_bits(got)), np.sort(_bits(x))))
+    return same
+
+
+def same_argpartition(got, ref, x) -> bool:
+    got = np.asarray(got).astype(np.int64)
+    kth = x.size // 2
+    return np.array_equal(np.sort(got), np.arange(x.size)) and same_partition(kth)(x[got], None, x)
+
+
+def kth_ref(x):
+    k, order = x.size // 2, np.argsort(x, kind="stable")
+    return x[order[k]], order[k]
+
+
+def same_unique_all(got, ref, *inputs) -> bool:
+    return len(got) == len(ref) and all(np.array_equal(np.asarray(g), np.asarray(r).reshape(np.shape(g)),
+                                                       equal_nan=np.asarray(r).dtype.kind == "f")
+                                        for g, r in zip(got, ref))
+
+
 def torch_segment_keys(lib, module, keys, offsets):
     """What a PyTorch user sorts segments with: one int64 key = segment << 32 | key."""
     merged = (segment_ids(offsets) << 32) | keys.astype(np.int64)
@@ -447,8 +484,20 @@ ENTRIES: list[Primitive] = [
               lambda wp, k, off: wp.segment_sort(k, off), segment_sort_ref, None,
               None, lambda torch, k64: torch.sort(k64)[0], ref_inputs=torch_segment_keys, bytes=_SORT_BYTES,
               notes=f"random segments of mean length {SEGMENT_MEAN}; torch sorts one int64 key = segment << 32 | key"),
-    Primitive("topk", ("topk",), ("float32",), one, lambda wp, x: wp.topk(x, 100), topk_ref(100), same_topk,
-              None, lambda torch, x: torch.topk(x, 100), min_n=100, notes="k = 100, largest first"),
+    Primitive("topk", ("topk",), ("float32", "float64", "int64", "uint64"), one, lambda wp, x: wp.topk(x, 100),
+              topk_ref(100), same_topk, None, lambda torch, x: torch.topk(x, 100), min_n=100,
+              notes="k = 100, largest first"),
+    Primitive("top_k", ("top_k",), ("float32",), one, lambda wp, x: wp.top_k(x, 100), topk_ref(100), same_topk,
+              min_n=100, bench=False, notes="the array API's name: top_k(x, k, /, *, axis=None, mode='largest')"),
+    Primitive("partition", ("partition",), ("float32", "uint32", "int64", "float64"), one,
+              lambda wp, x: wp.partition(x, x.size // 2), lambda x: np.partition(x, x.size // 2),
+              lambda g, r, x: same_partition(x.size // 2)(g, r, x), lambda cp, x: cp.partition(x, x.size // 2),
+              bytes=_SORT_BYTES, notes="kth = n/2; the k-th key by radix select, then one stable split"),
+    Primitive("argpartition", ("argpartition",), ("float32",), one, lambda wp, x: wp.argpartition(x, x.size // 2),
+              lambda x: np.argpartition(x, x.size // 2), same_argpartition, bench=False),
+    Primitive("kth_smallest", ("kth_smallest",), ("float32", "int64"), one,
+              lambda wp, x: wp.kth_smallest(x, x.size // 2), kth_ref, None, None,
+              lambda torch, x: torch.kthvalue(x, x.numel() // 2 + 1), notes="k = n/2; torch.kthvalue (1-based k)"),
     Primitive("topk_rows", ("topk", "axis"), ("float32",), matrix(cols=256), lambda wp, x: wp.topk(x, 16, axis=-1),
               topk_ref(16), same_topk, None, lambda torch, x: torch.topk(x, 16, dim=-1),
               notes="(n/256, 256), k = 16 per row"),
@@ -502,15 +551,26 @@ ENTRIES: list[Primitive] = [
               notes="compact(x, mask, method='single-pass')"),
     Primitive("nonzero", ("nonzero",), ("bool",), lambda rng, n, dt: (rng.random(n) < 0.3,),
               lambda wp, m: wp.nonzero(m), np.flatnonzero, same_counts, bench=False),
-    Primitive("unique", ("unique",), ("uint32", "int32", "float32"), quarter_distinct, lambda wp, x: wp.unique(x),
-              np.unique, None, lambda cp, x: cp.unique(x), lambda torch, x: torch.unique(x, sorted=True),
-              bytes=_SORT_BYTES, notes="n/4 distinct values"),
+    Primitive("unique", ("unique",), ("uint32", "int32", "float32", "int64"), quarter_distinct,
+              lambda wp, x: wp.unique(x), np.unique, None, lambda cp, x: cp.unique(x),
+              lambda torch, x: torch.unique(x, sorted=True), bytes=_SORT_BYTES,
+              notes="n/4 distinct values (int64: the bitmap of 64-bit keys)"),
     Primitive("unique_counts", ("unique",), ("uint32",), few_distinct, lambda wp, x: wp.unique(x, return_counts=True),
               lambda x: np.unique(x, return_counts=True), lambda g, r, *a: exact(tuple(np.asarray(v) for v in g),
                                                                                (r[0], r[1].astype(np.uint32))),
               bench=False),
-    Primitive("run_length_encode", ("run_length_encode",), ("int32",), runs, lambda wp, x: wp.run_length_encode(x),
-              rle, bench=False),
+    Primitive("run_length_encode", ("run_length_encode",), ("int32", "float64"), runs,
+              lambda wp, x: wp.run_length_encode(x), rle, bench=False),
+    Primitive("unique_values", ("unique_values",), ("float32",), few_distinct, lambda wp, x: wp.unique_values(x),
+              lambda x: np.sort(np.unique_values(x)), bench=False, notes="the array API's names"),
+    Primitive("array_api_unique_counts", ("unique_counts",), ("int32",), few_distinct,
+              lambda wp, x: tuple(wp.unique_counts(x)), lambda x: tuple(np.unique_counts(x)), same_unique_all,
+              bench=False),
+    Primitive("unique_inverse", ("unique_inverse",), ("uint32",), few_distinct,
+              lambda wp, x: tuple(wp.unique_inverse(x)), lambda x: tuple(np.unique_inverse(x)), same_unique_all,
+              bench=False),
+    Primitive("unique_all", ("unique_all",), ("float32",), few_distinct, lambda wp, x: tuple(wp.unique_all(x)),
+              lambda x: tuple(np.unique_all(x)), same_unique_all, bench=False),
 ]
 
 BY_NAME: dict[str, Primitive] = {p.name: p for p in ENTRIES}
@@ -530,12 +590,13 @@ TARGETS: list[tuple[str, str, int]] = [
     ("argsort", "float64", 2**26), ("lexsort", "int64", 2**26),
     ("compact", "float32", 2**28), ("compact_single_pass", "float32", 2**28),
     ("sort_pairs", "uint32", 2**26), ("sort_pairs", "uint32", 2**28),
-    ("unique", "uint32", 2**26),
+    ("unique", "uint32", 2**26), ("unique", "int64", 2**26),
     ("searchsorted", "float32", 2**24),
     ("sum_axis0", "float32", 2**28), ("sum_axis1", "float32", 2**28),
     ("sort_rows_of_64", "float32", 2**26), ("sort_64_rows", "float32", 2**26),
     ("segment_sort", "uint32", 2**26),
     ("topk_rows", "float32", 2**28),
+    ("partition", "float32", 2**28),
 ]
 for _name, _dtype, _n in TARGETS:
     assert _dtype in BY_NAME[_name].dtypes, (_name, _dtype)

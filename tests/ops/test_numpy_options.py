@@ -47,9 +47,13 @@ def test_unique():
     x = np.array([3, 1, 3, np.nan, np.nan], np.float32)
     np.testing.assert_array_equal(wgprim.unique(x, equal_nan=True, return_index=False, axis=None).numpy(),
                                   np.unique(x))
-    for option, value in [("return_index", True), ("axis", 0), ("equal_nan", False), ("sorted", False)]:
+    for option, value in [("axis", 0), ("sorted", False)]:
         with pytest.raises(NotImplementedError, match=option):
             wgprim.unique(x, **{option: value})
+    for option in ("return_index", "return_inverse", "return_counts", "equal_nan"):
+        for value in ("yes", [1], None, 1):
+            with pytest.raises(TypeError, match=option):
+                wgprim.unique(x, **{option: value})
 
 
 def test_unknown_keyword_is_a_type_error():

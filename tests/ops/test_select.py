@@ -352,6 +352,9 @@ def test_unique_keeps_distinct_denormals_and_merges_signed_zeros():
 
 
 def test_unique_and_inverse_beyond_one_binding(monkeypatch):
+    from support import check_binding_sizes
+
+    check_binding_sizes(monkeypatch)
     monkeypatch.setattr(unique_dense, "ENABLED", False)  # the sort path (test_unique_dense.py: the bitmap's)
     rng = np.random.default_rng(11)
     x = rng.integers(0, 20_000, 70_000).astype(np.uint32)
@@ -360,3 +363,108 @@ def test_unique_and_inverse_beyond_one_binding(monkeypatch):
     ref = np.unique(x, return_inverse=True, return_counts=True)
     for got, want in zip((values, inverse, counts), ref):
         np.testing.assert_array_equal(got.numpy(), want)
+
+
+# -- unique and run_length_encode: the input's own bits, 64-bit values, bindings --------
+from hypothesis import HealthCheck  # noqa: E402
+
+from support import check_binding_sizes  # noqa: E402
+
+NAN32 = [0x7FC00000, 0xFFC00000, 0x7F800001, 0xFFFFFFFF, 0x7FC0BEEF]
+NAN64 = [0x7FF8000000000000, 0xFFF8000000000000, 0x7FF0000000000001, 0x7FF80000DEADBEEF]
+RUN_DTYPES = [np.float32, np.int32, np.float64, np.int64, np.uint64]
+
+
+def bits(a):
+    a = np.asarray(a)
+    return a.view(np.uint64 if a.itemsize == 8 else np.uint32)
+
+
+def salted(rng, n, dtype, distinct=50):
+    """Few distinct values (runs and repeats), floats salted with both zeros, NaNs of many
+    payloads, denormals and infinities; integers with their dtype's extremes."""
+    dtype = np.dtype(dtype)
+    if dtype.kind != "f":
+        info = np.iinfo(dtype)
+        pool = np.concatenate([rng.integers(info.min, info.max, distinct, dtype=dtype, endpoint=True),
+                               np.array([info.min, info.max, 0], dtype)])
+        return rng.choice(pool, n)
+    nans = np.array(NAN64, np.uint64) if dtype.itemsize == 8 else np.array(NAN32, np.uint32)
+    tiny = np.finfo(dtype).smallest_subnormal
+    pool = np.concatenate([rng.standard_normal(distinct).astype(dtype), nans.view(dtype),
+                           np.array([0.0, -0.0, np.inf, -np.inf, tiny, -tiny, 2 * tiny], dtype)])
+    return rng.choice(pool, n)
+
+
+def runs_of(x):
+    """numpy's runs: starts where an element differs from the one before (NaNs equal)."""
+    differ = x[1:] != x[:-1]
+    if x.dtype.kind == "f":
+        differ &= ~(np.isnan(x[1:]) & np.isnan(x[:-1]))
+    return np.flatnonzero(np.concatenate([[True], differ])) if x.size else np.zeros(0, np.int64)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(0, 6000), dtype=st.sampled_from(RUN_DTYPES), run=st.integers(1, 6), seed=st.integers(0, 2**31))
+def test_run_length_encode_keeps_the_first_of_each_run(n, dtype, run, seed):
+    rng = np.random.default_rng(seed)
+    x = np.repeat(salted(rng, -(-n // run), dtype, distinct=3), run)[:n]
+    v, c = run_length_encode(x)
+    starts = runs_of(x)
+    np.testing.assert_array_equal(bits(v.numpy()), bits(x[starts]))  # -0.0 and NaN payloads as given
+    np.testing.assert_array_equal(c.numpy(), np.diff(np.append(starts, n)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.uint64])
+def test_run_length_encode_beyond_one_binding(dtype, monkeypatch):
+    check_binding_sizes(monkeypatch)
+    rng = np.random.default_rng(5)
+    x = np.repeat(salted(rng, 40_000, dtype, distinct=3), rng.integers(1, 4, 40_000))[:70_001]
+    with binding_limit(4096 * 8):  # 8192 or 4096 elements a binding; runs cross every edge
+        v, c = run_length_encode(x)
+    starts = runs_of(x)
+    np.testing.assert_array_equal(bits(v.numpy()), bits(x[starts]))
+    np.testing.assert_array_equal(c.numpy(), np.diff(np.append(starts, x.size)))
+
+
+def unique_reference(x, equal_nan=True):
+    """numpy's unique by its stable sort (what np.unique(return_index=True) runs): the
+    first of equal values, its bits; first indices, inverse, counts."""
+    values, index, inverse, counts = np.unique(x, return_index=True, return_inverse=True, return_counts=True,
+                                               equal_nan=equal_nan)
+    return x.ravel()[index], index, inverse, counts
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(1, 5000), dtype=st.sampled_from([np.float32, np.float64, np.int64]), equal_nan=st.booleans(),
+       seed=st.integers(0, 2**31))
+def test_unique_values_are_the_first_of_equals(n, dtype, equal_nan, seed):
+    x = salted(np.random.default_rng(seed), n, dtype, distinct=max(1, n // 3))
+    want = unique_reference(x, equal_nan)
+    got = unique(x, return_index=True, return_inverse=True, return_counts=True, equal_nan=equal_nan)
+    np.testing.assert_array_equal(bits(got[0].numpy()), bits(want[0]))
+    for g, w in zip(got[1:], want[1:]):
+        np.testing.assert_array_equal(g.numpy(), w)
+    np.testing.assert_array_equal(bits(unique(x, equal_nan=equal_nan).numpy()), bits(want[0]))
+    np.testing.assert_array_equal(bits(unique(x, return_counts=True)[0].numpy()), bits(unique_reference(x)[0]))
+
+
+def test_array_api_unique_names(rng):
+    x = salted(rng, 3 * 500, np.float32).reshape(3, 500)
+    values, index, inverse, counts = unique_reference(x, equal_nan=False)  # each NaN distinct
+    got = wgprim.unique_all(x)
+    assert type(got).__name__ == "UniqueAllResult" and got._fields == ("values", "indices", "inverse_indices", "counts")
+    np.testing.assert_array_equal(bits(got.values.numpy()), bits(values))
+    np.testing.assert_array_equal(got.indices.numpy(), index)
+    np.testing.assert_array_equal(got.inverse_indices.numpy(), inverse.reshape(x.shape))
+    np.testing.assert_array_equal(got.counts.numpy(), counts)
+    np.testing.assert_array_equal(bits(wgprim.unique_values(x).numpy()), bits(values))
+    c = wgprim.unique_counts(x)
+    assert c._fields == ("values", "counts") and np.array_equal(c.counts.numpy(), counts)
+    i = wgprim.unique_inverse(x)
+    assert i._fields == ("values", "inverse_indices")
+    np.testing.assert_array_equal(i.inverse_indices.numpy(), inverse.reshape(3, 500))
+    np.testing.assert_array_equal(np.sort(np.asarray(np.unique_values(x))), np.asarray(values))  # numpy's, sorted
+    y = rng.integers(0, 40, 777).astype(np.int32)  # integers in a narrow range: the bitmap
+    np.testing.assert_array_equal(wgprim.unique_counts(y).counts.numpy(), np.unique_counts(y).counts)
+    assert wgprim.unique_all(np.zeros(0, np.float32)).values.shape == (0,)

@@ -1,27 +1,35 @@
 """topk against a stable numpy reference: ties by lower index, NaN largest, both
-directions, k at the edges, the candidate sort in one workgroup and beyond, rows."""
+directions, k at the edges, the chosen ranked whole, after the select and beyond (two
+sorts), rows; values bit for bit the input's, every key dtype (64-bit too)."""
 import numpy as np
 import pytest
 
 import wgprim
+from wgprim.ops.order_key import host_keys
+from wgprim.ops import topk as topk_ops
 from wgprim.ops.segmented import tile_size
 
 
 def reference(x, k, largest):
-    """Indices of torch.topk with ties broken by lower index (NaN largest)."""
-    nan = np.isnan(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool)
-    key = np.where(nan, 0, x).astype(np.float64)
-    key = np.where(key == 0, 0.0, key)
-    first = ~nan if largest else nan  # lexsort: last key is primary
-    order = np.lexsort((np.broadcast_to(np.arange(x.shape[-1]), x.shape), -key if largest else key, first), axis=-1)
+    """Indices of torch.topk with ties broken by lower index (NaN largest): numpy's order
+    keys (±0 one key, every NaN one key above +inf), exact for 64-bit values too."""
+    keys = host_keys(x)
+    if largest:
+        keys = ~keys
+    order = np.lexsort((np.broadcast_to(np.arange(x.shape[-1]), x.shape), keys), axis=-1)
     return order[..., :k]
+
+
+def bits(a):
+    a = np.asarray(a)
+    return a.view(np.uint64 if a.itemsize == 8 else np.uint32)
 
 
 def assert_topk(x, k, largest=True):
     v, i = wgprim.topk(x, k, largest=largest)
     idx = reference(x, k, largest)
     np.testing.assert_array_equal(i.numpy(), idx)
-    np.testing.assert_array_equal(v.numpy(), np.take_along_axis(x, idx, -1))
+    np.testing.assert_array_equal(bits(v.numpy()), bits(np.take_along_axis(x, idx, -1)))  # the input's bits
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.int32, np.uint32])
@@ -56,7 +64,7 @@ def test_candidates_beyond_one_workgroup_inside_a_batch(shape, rng):
     selection's until the batch has run (the next call must not take their buffers)."""
     x = rng.standard_normal(shape).astype(np.float32)
     z = rng.standard_normal(777).astype(np.float32)
-    k = tile_size(wgprim.get_device()) + 452
+    k = topk_ops.RANK_MAX + 452
     with wgprim.batch():
         v, i = wgprim.topk(x, k)
         small, _ = wgprim.topk(z, 5)
@@ -81,7 +89,11 @@ def test_topk_errors():
     with pytest.raises(ValueError, match="out of range"):
         wgprim.topk(x, 4, axis=0)
     with pytest.raises(TypeError):
-        wgprim.topk(np.zeros(4, np.float64), 1)
+        wgprim.topk(np.zeros(4, np.float16), 1)
+    for flag in ("largest", "sorted"):
+        for value in ("False", [1], None):
+            with pytest.raises(TypeError, match=flag):
+                wgprim.topk(x, 1, **{flag: value})
     v, i = wgprim.topk(x, 0)
     assert v.shape == (3, 0) and i.dtype == np.uint32
 
@@ -112,7 +124,6 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from wgprim.api import topk as topk_api  # noqa: E402
-from wgprim.ops import topk as topk_ops  # noqa: E402
 
 
 def assert_select_1d(x, k, largest, cap=topk_ops.CAP):
@@ -192,7 +203,7 @@ def test_topk_unit_floats_large(dtype, rng):
     rows=st.integers(1, 40),
     length=st.integers(1, topk_ops.ROWS_MAX_LENGTH),
     k_frac=st.floats(0, 1),
-    dtype=st.sampled_from([np.float32, np.int32, np.uint32]),
+    dtype=st.sampled_from([np.float32, np.int32, np.uint32, np.float64, np.uint64]),
     kind=st.sampled_from(["spread", "unit", "few", "special"]),
     largest=st.booleans(),
     seed=st.integers(0, 2**31),
@@ -232,3 +243,78 @@ def test_topk_rows_other_lane_shapes(per_lane, min_lanes, rng, monkeypatch):
         x[:, ::9] = np.nan
         for k in sorted({1, min(length, 16), min(length, topk_ops.ROWS_MAX_K)}):
             assert_topk(x, k, largest=bool(k % 2))
+
+
+# ---- the input's own bits, 64-bit keys, the array API's top_k ------------------------
+NAN32 = [0x7FC00000, 0xFFC00000, 0x7F800001, 0xFFFFFFFF, 0x7FC0BEEF]
+NAN64 = [0x7FF8000000000000, 0xFFF8000000000000, 0x7FF0000000000001, 0x7FF80000DEADBEEF]
+
+
+def awkward(rng, n, dtype):
+    """Floats salted with both zeros, NaNs with payloads, denormals and infinities;
+    integers with their dtype's extremes."""
+    dtype = np.dtype(dtype)
+    if dtype.kind != "f":
+        info = np.iinfo(dtype)
+        x = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+        x[rng.random(n) < 0.3] = info.max
+        x[rng.random(n) < 0.2] = info.min
+        return x
+    x = (rng.standard_normal(n) * 1e3).astype(dtype)
+    nans = np.array(NAN64, np.uint64) if dtype.itemsize == 8 else np.array(NAN32, np.uint32)
+    tiny = np.finfo(dtype).smallest_subnormal
+    specials = np.concatenate([np.array([0.0, -0.0, np.inf, -np.inf, tiny, -tiny], dtype), nans.view(dtype)])
+    pick = rng.random(n) < 0.5
+    x[pick] = rng.choice(specials, int(pick.sum()))
+    return x
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(1, 6000), k_frac=st.floats(0, 1),
+       dtype=st.sampled_from([np.float32, np.float64, np.int64, np.uint64]), largest=st.booleans(),
+       seed=st.integers(0, 2**31))
+def test_values_are_the_inputs_bits(n, k_frac, dtype, largest, seed):
+    # ranked whole (n <= 2048), or the select then the rank; ±0 and NaN payloads as given
+    x = awkward(np.random.default_rng(seed), n, dtype)
+    assert_topk(x, max(1, int(k_frac ** 2 * min(n, 300))), largest)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+def test_64_bit_keys_along_any_axis(dtype, rng):
+    big = awkward(rng, 2 * 5000, dtype)  # more chosen than one rank takes: two sorts of the pairs
+    assert_topk(big, topk_ops.RANK_MAX + 100)
+    x = awkward(rng, 3 * 40 * 5, dtype).reshape(3, 40, 5)
+    for ax in (1, -1):
+        moved = np.moveaxis(x, ax, -1)
+        v, i = wgprim.topk(x, 3, axis=ax)
+        idx = np.moveaxis(reference(moved, 3, True), -1, ax)
+        np.testing.assert_array_equal(i.numpy(), idx)
+        np.testing.assert_array_equal(bits(v.numpy()), bits(np.take_along_axis(x, idx, ax)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_rows_keep_the_inputs_bits(dtype, rng):
+    x = awkward(rng, 40 * 300, dtype).reshape(40, 300)
+    for k in (5, 64):  # the rows kernel (64-bit keys: 16 key digits)
+        assert_topk(x, k)
+        assert_topk(x, k, largest=False)
+
+
+def test_rows_of_the_bitonic_top_k_keep_the_inputs_bits(rng):
+    x = awkward(rng, 40 * 300, np.float32).reshape(40, 300)
+    assert_topk(x, 100)
+    assert_topk(x, 100, largest=False)
+
+
+def test_top_k(rng):
+    x = awkward(rng, 6 * 7, np.float32).reshape(6, 7)
+    v, i = wgprim.top_k(x, 4)  # axis=None: the flattened x
+    idx = reference(x.ravel(), 4, True)
+    np.testing.assert_array_equal(i.numpy(), idx)
+    np.testing.assert_array_equal(bits(v.numpy()), bits(x.ravel()[idx]))
+    v, i = wgprim.top_k(x, 2, axis=0, mode="smallest")
+    np.testing.assert_array_equal(i.numpy(), np.moveaxis(reference(x.T, 2, False), -1, 0))
+    with pytest.raises(NotImplementedError, match="'largest' or 'smallest'"):
+        wgprim.top_k(x, 2, mode="median")
+    with pytest.raises(TypeError):
+        wgprim.top_k(x, 2, mode=True)

@@ -30,8 +30,8 @@ def taken(monkeypatch):
     answers = Answers()
     decide = unique_dense.dense_range
 
-    def spy(n, bits, counts, device):
-        answers.append(decide(n, bits, counts, device))
+    def spy(n, bits, counts, device, *more):
+        answers.append(decide(n, bits, counts, device, *more))
         spy.bits = bits  # the range the probe measured
         return answers[-1]
 
@@ -174,3 +174,25 @@ def test_a_repeated_dense_call_makes_no_gpu_object_and_reads_once(device, rng):
     want = np.unique(x.numpy(), return_counts=True)
     np.testing.assert_array_equal(values.numpy(), want[0])
     np.testing.assert_array_equal(counts.numpy(), want[1])
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64])
+def test_64_bit_keys(taken, dtype, monkeypatch):
+    # ranges at the ends of the type, across the sign (int64: -1 and 0 differ in the high
+    # word of their keys), across a low word's wrap; beyond one binding
+    from support import check_binding_sizes
+
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(64)
+    starts = [int(info.min), int(info.max) - 2999, 2**32 - 1500] + ([-1500] if dtype == np.int64 else [2**63 - 1500])
+    for start in starts:
+        x = (np.array(start, object) + rng.integers(0, 3000, 20_001).astype(object)).astype(dtype)
+        check(x)
+        check(x, inverse=False, counts=False)
+    check(np.array([info.max, info.max - 3, info.max], dtype), inverse=False, counts=False)
+    check_binding_sizes(monkeypatch)
+    x = rng.integers(-2**40, -2**40 + 50_000, 100_003).astype(np.int64).astype(dtype)
+    with binding_limit(512 * 1024):  # 65536 keys a binding: the marks, the ranges and the inverse over two
+        check(x)
+        check(x, counts=False)
+    assert all(taken)

@@ -8,19 +8,22 @@ submit (the result's size depends on it, as for numpy and CuPy).
 """
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
 from wgprim.api.sort import argsort_with_keys, sorted_copy
 from wgprim.array import SUPPORTED_DTYPES, Array, empty
 from wgprim.ops import compaction, numpy_options
-from wgprim.ops.common import as_input
-from wgprim.ops.select import (U32, VALUE_TYPES, _as_mask, _gather_outputs, _inverse, _run_starts, _runs_step,
-                               compact_recorder)
+from wgprim.ops.common import as_input, check_flag
+from wgprim.ops.select import (RUN_DTYPES, U32, VALUE_TYPES, _as_mask, _gather_outputs, _inverse, _run_lengths,
+                               _run_starts, compact_recorder)
 from wgprim.ops.unique_dense import unique_dense
-from wgprim.program import Program, run_recorded
+from wgprim.program import run_recorded
 
 
 COMPACT_METHODS = ("single-pass", "three-phase")
+UNIQUE_DTYPES = RUN_DTYPES  # 64-bit: integers in a narrow range take the bitmap, the rest the 64-bit sort
 
 
 def _select(x: Array | None, mask: Array, ordered: bool = True, method: str | None = None,
@@ -81,54 +84,108 @@ def nonzero(mask, ordered: bool = True, *, method: str | None = None) -> Array:
     return _select(None, m.ravel(), ordered, method)
 
 
-def _values_and_counts(s: Array, want_counts: bool):
-    starts_mask = _run_starts(s)
-    values = _select(s, starts_mask, kept=False)
-    if not want_counts:
-        return values, None
-    starts = _select(None, starts_mask, kept=False)
-    lengths = empty((starts.size,), U32, s.device)
-    program = Program(s.device, label="run lengths")
-    _runs_step(program, "run_lengths", s.dtype, {4: starts.buffer, 5: lengths.buffer}, starts.size, total=s.size)
-    program.run()
-    return values, lengths
+def _runs(s: Array, counts: bool, source: Array | None = None, perm: Array | None = None, index: bool = False,
+          equal_nan: bool = True):
+    """(values, first indices or None, lengths or None) of the runs of equal keys of s: each
+    value is a run's first element, its own bits. With the permutation `perm` that sorted
+    `source` into s, the values are taken from the source (the input's bits, whatever the
+    sort made of its keys) and `index` gives each run's first index into it. equal_nan
+    False: every NaN is a run of its own."""
+    mask = _run_starts(s, equal_nan)
+    starts = _select(None, mask, kept=False) if counts or (s.itemsize != 4 and perm is None) else None
+    from_source = perm is not None and (s.dtype.kind == "f" or s.itemsize != 4)
+    firsts = _select(perm, mask, kept=False) if index or from_source else None
+    if from_source:
+        values = compaction.gather_kept(source, firsts)
+    elif s.itemsize == 4:
+        values = _select(s, mask, kept=False)
+    else:  # 8-byte values: taken at the runs' starts
+        values = compaction.gather_kept(s, starts)
+    return values, (firsts if index else None), (_run_lengths(starts, s.size) if counts else None)
 
 
 def run_length_encode(x):
     """(values, counts) of the runs of equal adjacent elements of the flattened x.
-    NaNs next to each other form one run. counts are uint32."""
-    arr = as_input(x, VALUE_TYPES).ravel()
+    Equal means equal as numpy compares: -0.0 and +0.0 are one run, and so are adjacent
+    NaNs (whatever their payloads). Each value is the run's first element, its own bits.
+    counts are uint32."""
+    arr = as_input(x, RUN_DTYPES).ravel()
     if arr.size == 0:
         return empty((0,), arr.dtype, arr.device), empty((0,), U32, arr.device)
-    return _values_and_counts(arr, want_counts=True)
+    values, _, counts = _runs(arr, counts=True)
+    return values, counts
 
 
-def unique(x, return_counts: bool = False, return_inverse: bool = False, **numpy_kw):
-    """numpy.unique of the flattened x: the sorted distinct values (NaNs collapse into
-    one, as numpy's default equal_nan=True). With return_inverse, uint32 indices into the
-    unique values with x's shape; with return_counts, uint32 counts. Returns a tuple in
-    numpy's order (unique, inverse, counts) when either is asked for."""
-    numpy_options.refuse("unique", numpy_kw, numpy_options.UNIQUE)
-    arr = as_input(x, VALUE_TYPES)
-    flat = arr.ravel()
-    n = flat.size
-    dev = arr.device
-    # keys in a narrow range: a bitmap, no sort (ops/unique_dense.py); None: sort
-    dense = unique_dense(flat, arr.shape, return_inverse, return_counts) if n else None
-    if n == 0:
-        values, inverse, counts = empty((0,), arr.dtype, dev), empty(arr.shape, U32, dev), empty((0,), U32, dev)
-    elif dense is not None:
-        values, inverse, counts = dense
-    elif return_inverse:  # the sorted keys come with the permutation: no gather
-        perm, s = argsort_with_keys(flat, keep_keys=True, kept=False)
-        values, counts = _values_and_counts(s, return_counts)
-        inverse = _inverse(s, perm, arr.shape)
-    else:
-        values, counts = _values_and_counts(sorted_copy(flat, kept=False), return_counts)
-        inverse = None
-    result = (values,)
-    if return_inverse:
-        result += (inverse,)
-    if return_counts:
-        result += (counts,)
+def unique(x, return_index: bool = False, return_inverse: bool = False, return_counts: bool = False, axis=None,
+           *, equal_nan: bool = True, **numpy_kw):
+    """numpy.unique of the flattened x: the sorted distinct values (NaNs collapse into one
+    unless equal_nan=False, as numpy; -0.0 and +0.0 are one value). With return_index,
+    the index of each value's first occurrence; with return_inverse, indices into the
+    unique values with x's shape; with return_counts, the counts; all uint32 (numpy: int64).
+    Returns a tuple in numpy's order (unique, index, inverse, counts) when any is asked for.
+
+    Each value is the input's own bits: of equal elements (±0, NaNs of any payload) the
+    first in x's order, which is the one np.unique(x, return_index=True) returns (its
+    stable sort). numpy's other forms take whichever its unstable sort puts first (and on
+    some machines write NaNs as the quiet NaN): equal under ==, not always bit for bit."""
+    flags = [check_flag(name, v) for name, v in (("return_index", return_index), ("return_inverse", return_inverse),
+                                                 ("return_counts", return_counts), ("equal_nan", equal_nan))]
+    numpy_options.refuse("unique", {"axis": axis, **numpy_kw}, numpy_options.UNIQUE)
+    values, index, inverse, counts = _unique(x, *flags)
+    result = (values,) + tuple(r for r, asked in zip((index, inverse, counts), flags) if asked)
     return result[0] if len(result) == 1 else result
+
+
+def _unique(x, want_index: bool, want_inverse: bool, want_counts: bool, equal_nan: bool):
+    """(values, first indices, inverse, counts) of x's distinct values; those not asked
+    for are None."""
+    arr = as_input(x, UNIQUE_DTYPES)
+    flat, n, dev = arr.ravel(), arr.size, arr.device
+    if n == 0:
+        return (empty((0,), arr.dtype, dev), empty((0,), U32, dev) if want_index else None,
+                empty(arr.shape, U32, dev) if want_inverse else None, empty((0,), U32, dev) if want_counts else None)
+    # keys in a narrow range: a bitmap, no sort (ops/unique_dense.py); None: sort
+    dense = None if want_index else unique_dense(flat, arr.shape, want_inverse, want_counts)
+    if dense is not None:
+        values, inverse, counts = dense
+        return values, None, inverse, counts
+    if want_index or want_inverse or arr.dtype.kind == "f":
+        # the sorted keys come with the permutation; the values from the input by it
+        perm, s = argsort_with_keys(flat, keep_keys=True, kept=False)
+        values, index, counts = _runs(s, want_counts, flat, perm, want_index, equal_nan)
+        inverse = _inverse(s, perm, arr.shape, equal_nan) if want_inverse else None
+        return values, index, inverse, counts
+    values, _, counts = _runs(sorted_copy(flat, kept=False), want_counts, equal_nan=equal_nan)
+    return values, None, None, counts
+
+
+# -- the array API's names ---------------------------------------------------------------
+UniqueAllResult = namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
+UniqueCountsResult = namedtuple("UniqueCountsResult", ["values", "counts"])
+UniqueInverseResult = namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
+
+
+def unique_values(x, /) -> Array:
+    """The array API's unique_values (numpy's np.unique_values): the distinct values of x,
+    each NaN distinct (the standard's rule), sorted (the standard leaves the order
+    unspecified; numpy's may differ)."""
+    return _unique(x, False, False, False, equal_nan=False)[0]
+
+
+def unique_counts(x, /) -> UniqueCountsResult:
+    """(values, counts) as unique_values, with uint32 counts."""
+    values, _, _, counts = _unique(x, False, False, True, equal_nan=False)
+    return UniqueCountsResult(values, counts)
+
+
+def unique_inverse(x, /) -> UniqueInverseResult:
+    """(values, inverse_indices) as unique_values; inverse_indices (uint32) has x's shape."""
+    values, _, inverse, _ = _unique(x, False, True, False, equal_nan=False)
+    return UniqueInverseResult(values, inverse)
+
+
+def unique_all(x, /) -> UniqueAllResult:
+    """(values, indices, inverse_indices, counts) as unique_values: indices of each value's
+    first occurrence, indices into values with x's shape, counts; all uint32."""
+    values, index, inverse, counts = _unique(x, True, True, True, equal_nan=False)
+    return UniqueAllResult(values, index, inverse, counts)

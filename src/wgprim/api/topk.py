@@ -1,7 +1,8 @@
-"""topk(x, k, axis=-1, largest=True, sorted=True) -> (values, indices), as torch.topk: the
-front door. The radix select, the rows kernel and their constants are in ops/topk.py
-(which states the semantics and the paths); the sorts of the chosen pairs are
-SegmentSorter (ops/segmented.py) and sort_pairs (api/sort.py).
+"""topk(x, k, axis=-1, largest=True, sorted=True) -> (values, indices), as torch.topk, and
+the array API's top_k: the front doors. The radix select, the rank of the chosen, the
+rows kernel and their constants are in ops/topk.py (which states the semantics and the
+paths); more chosen than one rank takes are sorted by sort_pairs (api/sort.py), and the
+rows that fit a workgroup by sort_rows (ops/segmented.py).
 """
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ from wgprim.api.sort import sort_pairs
 from wgprim.array import Array, empty
 from wgprim.ops import topk as topk_ops
 from wgprim.ops.axis import move_axis, normalize_axis
-from wgprim.ops.common import as_input
-from wgprim.ops.segmented import (SORT_KEY_DTYPES, VALUES_CARRIED, VALUES_POSITION, SegmentSorter, _copy, sort_rows,
-                                  tile_size)
-from wgprim.ops.topk import CAP, U32, record_select, select_rows
+from wgprim.ops.common import as_input, check_flag
+from wgprim.ops.segmented import VALUES_POSITION, _copy, sort_rows, tile_size
+from wgprim.ops.gather import record_gather
+from wgprim.ops.topk import CAP, U32, Selection, record_rank, select_rows, take_rows
 from wgprim.program import Program, queued, run_recorded
 
 
@@ -30,30 +31,28 @@ def _select_1d(keys: Array, k: int, largest: bool, cap: int = CAP) -> tuple[Arra
     dev, n = keys.device, keys.size
     values = empty((k,), keys.dtype, dev)
     indices = empty((k,), U32, dev)
-    if n <= tile_size(dev):
-        # One workgroup sorts all of keys by (key, index) and keeps the first k.
-        def record_row(p, keys, values, indices):
-            P = 1 << max(0, (n - 1).bit_length())
-            SegmentSorter(keys, largest, VALUES_POSITION).record_small(p, 1, P, values, None, indices, length=n, keep=k)
-
-        run_recorded(dev, ("topk, one workgroup", largest, k), (keys, values, indices), record_row, "topk")
+    if n <= topk_ops.RANK_ALL_UP_TO:
+        # Every element ranked against all, the first k written: one dispatch.
+        run_recorded(dev, ("topk, ranked whole", largest, k), (keys, values, indices),
+                     lambda p, keys, values, indices: record_rank(p, keys, k, largest, values, indices), "topk")
         return values, indices
-    if k <= tile_size(dev):
-        # The radix select, then the k chosen sorted by (key, index) in one workgroup.
+    if k <= topk_ops.RANK_MAX:
+        # The radix select, then the k chosen ranked among themselves.
         def record_chosen(p, keys, values, indices):
-            chosen_keys, chosen_index = record_select(p, keys, k, largest, cap)
-            P = 1 << max(0, (k - 1).bit_length())
-            SegmentSorter(chosen_keys, largest, VALUES_CARRIED).record_small(
-                p, 1, P, values, chosen_index, indices, length=k)
+            chosen = Selection(p, keys, k, largest, cap)
+            record_rank(p, keys, k, largest, values, indices, chosen)
 
         run_recorded(dev, ("topk select", largest, k, cap), (keys, values, indices), record_chosen, "topk select")
         return values, indices
     p = Program(dev, label="topk select")
-    chosen_keys, chosen_index = record_select(p, keys, k, largest, cap)
+    chosen = Selection(p, keys, k, largest, cap)
     p.transient = False  # the chosen pairs live on into the sorts below
     p.run()
-    by_index, keys_by_index = sort_pairs(chosen_index, chosen_keys)  # lower index first among ties
-    values, indices = sort_pairs(keys_by_index, by_index, descending=largest)
+    by_index, keys_by_index = sort_pairs(chosen.chosen_index, chosen.chosen_keys)  # lower index first among ties
+    _, indices = sort_pairs(keys_by_index, by_index, descending=largest)
+    program = Program(dev, label="topk values")
+    record_gather(program, keys, indices, values)  # the input's own bits
+    program.run()
     if queued(p):  # waiting in a batch: the batch gives the pairs back once it has submitted them
         p.transient = True
     else:
@@ -63,11 +62,12 @@ def _select_1d(keys: Array, k: int, largest: bool, cap: int = CAP) -> tuple[Arra
 
 def topk(x, k, axis=-1, largest: bool = True, sorted: bool = True) -> tuple[Array, Array]:  # noqa: A002
     """The k largest (or smallest) elements along `axis` and their uint32 indices, best
-    first, ties by lower index, NaN largest; as torch.topk. Keys uint32, int32, float32.
-    n-D arrays: along any axis (the last is native; another is moved last on the GPU)."""
-    if not isinstance(sorted, bool) or not isinstance(largest, bool):
-        raise TypeError("largest and sorted must be True or False")
-    arr = as_input(x, SORT_KEY_DTYPES)
+    first, ties by lower index, NaN largest; as torch.topk. The values are the input's own
+    bits (-0.0 stays -0.0, NaN payloads are kept). Keys uint32, int32, float32, uint64,
+    int64, float64. n-D arrays: along any axis (the last is native; another is moved last
+    on the GPU)."""
+    largest, sorted = check_flag("largest", largest), check_flag("sorted", sorted)
+    arr = as_input(x, topk_ops.KEY_DTYPES)
     if arr.ndim == 0:
         raise ValueError("topk needs at least one dimension")
     ax = normalize_axis(axis, arr.ndim)
@@ -85,11 +85,13 @@ def topk(x, k, axis=-1, largest: bool = True, sorted: bool = True) -> tuple[Arra
         return empty(shape, arr.dtype, dev), empty(shape, U32, dev)
     if arr.ndim == 1:
         return _select_1d(arr, k, largest)
-    if k <= topk_ops.ROWS_MAX_K and length <= topk_ops.ROWS_MAX_LENGTH:  # module settings of ops/topk.py
+    narrow = arr.itemsize == 4
+    if k <= topk_ops.ROWS_MAX_K and length <= topk_ops.ROWS_MAX_LENGTH:  # settings of ops/topk.py
         values, indices = select_rows(arr.ravel(), length, k, largest)
         return values.reshape(shape), indices.reshape(shape)
-    if length <= tile_size(dev):
-        values, indices = sort_rows(arr.ravel(), length, largest, VALUES_POSITION, keep=k)
+    if narrow and length <= tile_size(dev):  # the bitonic top-k: positions, then the values there
+        positions = sort_rows(arr.ravel(), length, largest, VALUES_POSITION, keep=k)[1]
+        values, indices = take_rows(arr.ravel(), length, positions, k, 0, k)
         return values.reshape(shape), indices.reshape(shape)
     # Long rows: one selection per row.
     values, indices = empty(shape, arr.dtype, dev), empty(shape, U32, dev)
@@ -100,3 +102,20 @@ def topk(x, k, axis=-1, largest: bool = True, sorted: bool = True) -> tuple[Arra
         _copy(dev, v, values, 0, r * k, k)
         _copy(dev, i, indices, 0, r * k, k)
     return values, indices
+
+
+TOP_K_MODES = ("largest", "smallest")
+
+
+def top_k(x, k, /, *, axis=None, mode: str = "largest") -> tuple[Array, Array]:
+    """The array API's top_k: (values, indices) of the k largest (mode="largest") or
+    smallest (mode="smallest") elements along `axis` (None: of the flattened x), as topk:
+    best first, ties by lower index, NaN largest; indices uint32."""
+    if not isinstance(mode, str):
+        raise TypeError(f"mode must be a str, not {type(mode).__name__}")
+    if mode not in TOP_K_MODES:
+        raise NotImplementedError(f"top_k(mode={mode!r}) is not supported: mode is 'largest' or 'smallest'")
+    arr = as_input(x, topk_ops.KEY_DTYPES)
+    if axis is None:
+        arr, axis = arr.ravel(), -1
+    return topk(arr, k, axis=axis, largest=mode == "largest")

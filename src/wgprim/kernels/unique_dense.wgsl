@@ -1,7 +1,7 @@
 // unique() of keys in a narrow range: a presence bitmap instead of a sort.
 //
 // Bit b of the bitmap stands for order key low + b (kernels/order_key.wgsl; the host
-// sends integer keys only, u32 and i32). Dispatches,
+// sends integer keys only: u32, i32, u64, i64). Dispatches,
 // each reading only what earlier dispatches wrote:
 //   dense_clear          zero the bitmap (and the counters)
 //   dense_mark[_local]   set each key's bit (counts: add 1 to its counter) by atomics,
@@ -13,7 +13,12 @@
 //   dense_inverse        each key's position among the unique values, the same way
 // The atomics only accumulate: nothing reads a word in the dispatch that sets it.
 //
-// The preamble defines `alias T` and the order keys of ops/order_key.py (key, from_key).
+// The preamble (ops/unique_dense.py) defines `alias T` and the order keys of
+// ops/order_key.py (key, from_key); how keys are read, four at a time (`Quad`,
+// load_quad, quad_bits: their bits; `SrcVec`, the bound vec4), bit_of(x) and value_at(b)
+// (the value of bit b). 64-bit keys are vec2<u32> words, two to a vec4: a key's bit is
+// the low word of its distance from the smallest key, exact because the range is narrower
+// than 2^32.
 
 override WG: u32 = 256u;
 override COUNTS: bool = false;          // counters per key (return_counts) as well as bits
@@ -23,12 +28,13 @@ const VECS: u32 = 4u;                   // vec4 loads in flight per invocation (
 struct Params {
   n: u32,      // keys in this chunk (dense_mark, dense_inverse); bitmap bits (the others)
   groups: u32, // workgroups with work
-  low: u32,    // the smallest order key: bit 0
+  low: u32,    // the smallest order key: bit 0 (its low word for 64-bit keys)
   words: u32,  // bitmap words
+  low_hi: u32, // 64-bit keys: the high word of the smallest key
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> src: array<vec4<T>>;
+@group(0) @binding(1) var<storage, read> src: array<SrcVec>;
 @group(0) @binding(2) var<storage, read_write> bitmap: array<atomic<u32>>;
 @group(0) @binding(3) var<storage, read_write> counters: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read> bits: array<u32>;        // the bitmap, complete
@@ -50,11 +56,6 @@ var<workgroup> cache_acc: array<atomic<u32>, CACHE_SLOTS>;
 
 fn group_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
-}
-
-// The bit of x: its key's distance from the smallest key.
-fn bit_of(x: T) -> u32 {
-  return key(x) - params.low;
 }
 
 // Bitmap word i and, with COUNTS, counter i (the dispatch covers both).
@@ -103,15 +104,16 @@ fn add_cached(slot: u32, acc: u32) {
   }
 }
 
-// Set the bits of the (up to 4) keys of one vec4 (COUNTS: add to their counters; the
+// Set the bits of the (up to 4) keys of one quad (COUNTS: add to their counters; the
 // bitmap comes from the counters later). Adjacent keys sharing a word or a counter share
 // one atomic: runs of equal or near keys are common (sorted or clustered data).
-fn mark4(x: vec4<T>, valid: u32) {
+fn mark4(x: Quad, valid: u32) {
   var slot = EMPTY_TAG;  // the pending word (counter)
   var acc = 0u;          // its pending bits (count)
+  let bits4 = quad_bits(x);
   for (var k = 0u; k < 4u; k++) {
     if (k < valid) {
-      let b = bit_of(x[k]);
+      let b = bits4[k];
       let s = select(b >> 5u, b, COUNTS);
       if (s != slot) {
         add_cached(slot, acc);
@@ -124,7 +126,7 @@ fn mark4(x: vec4<T>, valid: u32) {
   add_cached(slot, acc);
 }
 
-// Keys of vec4 v: how many of its 4 lie before n.
+// Keys of quad v: how many of its 4 lie before n.
 fn valid_in(v: u32) -> u32 {
   return min(4u, params.n - min(params.n, v * 4u));
 }
@@ -148,10 +150,10 @@ fn dense_mark(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
   let tiles = (last_vec + WG * VECS) / (WG * VECS);
   for (var tile = group; tile < tiles; tile += params.groups) {
     let first = tile * WG * VECS + t;
-    var x: array<vec4<T>, VECS>;
+    var x: array<Quad, VECS>;
     // unroll
     for (var k = 0u; k < VECS; k++) {
-      x[k] = src[min(first + k * WG, last_vec)];
+      x[k] = load_quad(min(first + k * WG, last_vec));
     }
     // unroll
     for (var k = 0u; k < VECS; k++) {
@@ -185,11 +187,11 @@ fn dense_mark_local(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgrou
   let nvec = (params.n + 3u) / 4u;
   let stride = params.groups * WG;
   for (var v = group * WG + t; v < nvec; v += stride) {
-    let x = src[v];
+    let bits4 = quad_bits(load_quad(v));
     let valid = valid_in(v);
     for (var k = 0u; k < 4u; k++) {
       if (k < valid) {
-        let b = bit_of(x[k]);
+        let b = bits4[k];
         if (COUNTS) {
           atomicAdd(&local_map[b], 1u);
         } else {
@@ -256,7 +258,7 @@ fn dense_expand(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
   let below = word & ((1u << (b & 31u)) - 1u);
   let pos = prefix[w] + countOneBits(below);
   if ((word & (1u << (b & 31u))) != 0u) {
-    values_out[pos] = from_key(params.low + b);
+    values_out[pos] = value_at(b);
     if (COUNTS) {
       counts_out[pos] = counts_in[b];
     }
@@ -279,9 +281,7 @@ fn dense_inverse(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
   if (valid == 0u) {
     return;
   }
-  let x = src[v];
-  let b = vec4<u32>(bit_of(x.x), select(0u, bit_of(x.y), valid > 1u), select(0u, bit_of(x.z), valid > 2u),
-                    select(0u, bit_of(x.w), valid > 3u));
+  let b = select(vec4<u32>(0u), quad_bits(load_quad(v)), vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(valid));
   let w = b >> vec4<u32>(5u);
   let words = vec4<u32>(bits[w.x], bits[w.y], bits[w.z], bits[w.w]);
   let before = vec4<u32>(prefix[w.x], prefix[w.y], prefix[w.z], prefix[w.w]);
@@ -292,3 +292,4 @@ fn dense_inverse(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
   if (valid > 2u) { inverse_out[v * 4u + 2u] = r.z; }
   if (valid > 3u) { inverse_out[v * 4u + 3u] = r.w; }
 }
+

@@ -24,9 +24,7 @@ SCAN = {
     "out": (None, "results are new Arrays; ScanPlan reuses its output"),
 }
 UNIQUE = {
-    "return_index": (False, "argsort(x) gives the first index of each value after a stable sort"),
     "axis": (None, "unique flattens its input"),
-    "equal_nan": (True, "NaNs always collapse into one, as numpy's default"),
     "sorted": (True, "the values are always sorted"),
 }
 SORT = {

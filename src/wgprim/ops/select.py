@@ -18,7 +18,9 @@ copied into an exactly sized result.
 
 unique(x) = sort -> mark run starts -> compact, or without a sort where the keys span a
 narrow range (a presence bitmap, ops/unique_dense.py); run_length_encode(x) = mark run starts
--> compact values and start indices -> lengths from adjacent starts.
+-> compact values and start indices -> lengths from adjacent starts. The runs' kernels
+(kernels/select_runs.wgsl) take values of 4 and 8 bytes, window by window past one
+storage binding.
 """
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ from wgprim.ops.scan import ScanRecorder, scan_recorder
 from wgprim.program import Program, consecutive_subgroups, get_pipeline, lookup
 
 U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
+U64, I64, F64 = np.dtype(np.uint64), np.dtype(np.int64), np.dtype(np.float64)
 BOOL = np.dtype(np.bool_)
 VALUE_TYPES = (U32, I32, F32)
 WGSL = {U32: "u32", I32: "i32", F32: "f32"}
@@ -179,50 +182,101 @@ def _gather_outputs(outs: list[Array], counts: np.ndarray, dt: np.dtype) -> Arra
 
 
 # -- runs: unique and run_length_encode ----------------------------------------------
-def _runs_preamble(dt: np.dtype) -> str:
+# Element types of the runs' kernels: 64-bit values are vec2<u32> (ops/order_key.py).
+RUN_TYPES = {**WGSL, U64: "vec2<u32>", I64: "vec2<u32>", F64: "vec2<u32>"}
+RUN_DTYPES = tuple(RUN_TYPES)
+
+
+def _runs_preamble(dt: np.dtype, equal_nan: bool = True) -> str:
     # Equal order keys (ops/order_key.py): every NaN equals every NaN (numpy's
     # unique(equal_nan=True)), -0.0 equals +0.0, and no float compare (some drivers flush
-    # denormals to zero in compares).
-    same = "fn same(a: T, b: T) -> bool { return key(a) == key(b); }\n"
-    return f"alias T = {WGSL[dt]};\n" + order_key.preamble(dt) + same
+    # denormals to zero in compares). equal_nan False: a NaN equals nothing.
+    nan = "" if equal_nan else " && !is_nan(a)"
+    same = f"fn same(a: T, b: T) -> bool {{ return all(key(a) == key(b)){nan}; }}\n"
+    return f"alias T = {RUN_TYPES[dt]};\n" + order_key.preamble(dt) + same
 
 
 def _runs_step(program: Program, entry: str, dt: np.dtype, bindings: dict, n: int, total: int = 0,
-               per_invocation: int = 1) -> None:
+               per_invocation: int = 1, neighbour: int = 0, base: int = 0, count: int = 0,
+               equal_nan: bool = True) -> None:
     groups = -(-n // (WG * per_invocation))
-    pipe = get_pipeline(program.device, "select_runs", _runs_preamble(dt), entry, {"WG": WG})
-    program.dispatch(entry.replace("_", " "), pipe, {0: program.params(n, groups, total), **bindings}, groups)
+    pipe = get_pipeline(program.device, "select_runs", _runs_preamble(dt, equal_nan), entry, {"WG": WG})
+    program.dispatch(entry.replace("_", " "), pipe,
+                     {0: program.params(n, groups, total, neighbour, base, count), **bindings}, groups)
 
 
-def _run_starts(s: Array) -> Array:
+def _before(program: Program, arr: Array, c) -> tuple[dict, int]:
+    """The neighbour binding of window c of arr for the runs' marks: the storage-offset
+    alignment's worth of bytes before it (its last element is the one before the window),
+    and 1; for the first window a stand-in and 0."""
+    if c.start == 0:
+        return {"buffer": program.temp(16), "offset": 0, "size": 16}, 0
+    step = arr.device.storage_offset_alignment
+    return {"buffer": arr.buffer, "offset": c.start * arr.itemsize - step, "size": step}, 1
+
+
+def _record_run_starts(program: Program, s: Array, out: Array, entry: str = "mark_runs",
+                       equal_nan: bool = True) -> None:
+    """Add the marks of the runs of s into out: a bool mask ("mark_runs") or u32 flags
+    ("mark_runs_u32"), window by window."""
+    per = 4 if entry == "mark_runs" else 1
+    for c in chunks(s.size, max(s.itemsize, out.itemsize), WG * 4, s.device):
+        before, has = _before(program, s, c)
+        out_binding = 2 if entry == "mark_runs" else 3
+        _runs_step(program, entry, s.dtype, {1: c.view(s), 7: before, out_binding: c.view(out)}, c.count,
+                   per_invocation=per, neighbour=has, equal_nan=equal_nan)
+
+
+def _run_starts(s: Array, equal_nan: bool = True) -> Array:
     """A bool mask: True where s[i] starts a run of equal values."""
     mask = empty((s.size,), BOOL, s.device)
     program = Program(s.device, label="mark runs")
-    _runs_step(program, "mark_runs", s.dtype, {1: s.buffer, 2: mask.buffer}, s.size, per_invocation=4)
+    _record_run_starts(program, s, mask, equal_nan=equal_nan)
     program.run()
     return mask
 
 
-def _inverse(s: Array, perm: Array, shape) -> Array:
+def _run_lengths(starts: Array, total: int) -> Array:
+    """lengths[j] = starts[j + 1] - starts[j] (the last: total - starts[j]), uint32, window
+    by window (the first start after a window is bound next to it)."""
+    dev, runs = starts.device, starts.size
+    lengths = empty((runs,), U32, dev)
+    program = Program(dev, label="run lengths")
+    for c in chunks(runs, 4, WG, dev):
+        end = c.start + c.count
+        after, has = ({"buffer": starts.buffer, "offset": 4 * end, "size": 4}, 1) if end < runs else \
+            ({"buffer": program.temp(16), "offset": 0, "size": 16}, 0)
+        _runs_step(program, "run_lengths", U32, {4: c.view(starts), 5: c.view(lengths), 10: after}, c.count,
+                   total=total, neighbour=has)
+    program.run()
+    return lengths
+
+
+def _inverse(s: Array, perm: Array, shape, equal_nan: bool = True) -> Array:
     """inverse[perm[i]] = (number of run starts in s[0..i]) - 1: flags -> scan -> scatter.
 
     The scatter writes 4 bytes at random places; past a few MiB each lands on a line no
     other write shares before it leaves L2. So the (perm[i], id) pairs are first ordered by
     perm's bits 16 and up (the radix sort's digits 2 and 3, stable), and the scatter then
     writes one 256 KiB window after another (an H200, 2^26 keys: 4.04 ms for the random
-    scatter, 1.44 + 0.93 ordered; docs/histogram_select.md)."""
+    scatter, 1.44 + 0.93 ordered; docs/histogram_select.md). Beyond one storage binding,
+    one scatter dispatch per (input window, inverse window) pair."""
     dev, n = s.device, s.size
     program = Program(dev, label="unique inverse")
     flags = Array(program.temp(4 * n), U32, (n,), dev)
     ids = Array(program.temp(4 * n), U32, (n,), dev)
     inverse = empty(shape, U32, dev)
-    _runs_step(program, "mark_runs_u32", s.dtype, {1: s.buffer, 3: flags.buffer}, n)
+    _record_run_starts(program, s, flags, "mark_runs_u32", equal_nan)
     scan_recorder(dev, U32, "sum", n, "reduce-then-scan").record(program, flags, ids, exclusive=False)
     windows = tuple(d for d in (2, 3) if (n - 1) >> (8 * d))
     if windows and INVERSE_BY_WINDOWS:
         by_window = flags, Array(program.temp(4 * n), U32, (n,), dev)  # the flags are scanned: reuse
         radix_sorter(dev, U32, False).record(program, perm, by_window[0], ids, by_window[1], digits=windows)
         perm, ids = by_window
-    _runs_step(program, "scatter_inverse", s.dtype, {6: perm.buffer, 8: ids.buffer, 9: inverse.buffer}, n)
+    flat = inverse.ravel()
+    for c in chunks(n, 4, WG, dev):
+        for w in chunks(n, 4, WG, dev):
+            _runs_step(program, "scatter_inverse", U32, {6: c.view(perm), 8: c.view(ids), 9: w.view(flat)},
+                       c.count, base=w.start, count=w.count)
     program.run()
     return inverse

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from wgprim.array import Array, empty
-from wgprim.ops import atomic_minmax
+from wgprim.ops import atomic_minmax, order_key
 from wgprim.ops.common import chunks
 from wgprim.ops.scan import scan_recorder
 from wgprim.program import Program, get_pipeline, run_recorded
@@ -61,15 +61,59 @@ def uses_counters(bits: int, counts: bool) -> bool:
     return counts or 32 * LOCAL_WORDS < bits <= VALUES_BY_COUNTERS_UP_TO
 
 
-def dense_range(n: int, bits: int, counts: bool, device) -> bool:
-    """Whether keys spanning `bits` values (n of them) take the bitmap."""
+def dense_range(n: int, bits: int, counts: bool, device, itemsize: int = 4) -> bool:
+    """Whether keys spanning `bits` values (n of them, of `itemsize` bytes) take the bitmap."""
     if counts:
         fits = bits <= LOCAL_WORDS or bits <= min(MAX_COUNTERS, COUNTERS_PER_KEY * n)
     else:
         fits = bits <= 32 * LOCAL_WORDS or bits <= min(MAX_BITS, BITS_PER_KEY * n)
     widest = 4 * bits if uses_counters(bits, counts) else bits // 8  # counters or bitmap
     # the result (at most min(n, bits) values) and the counters each fit one binding
-    return fits and max(widest, 4 * min(n, bits)) <= device.max_binding_bytes
+    return fits and max(widest, itemsize * min(n, bits)) <= device.max_binding_bytes
+
+
+# How kernels/unique_dense.wgsl reads keys, four at a time, per width. A 64-bit key's bit
+# is the low word of its distance from the smallest key: exact, the range being narrower
+# than 2^32.
+_NARROW = """alias SrcVec = vec4<T>;
+alias Quad = vec4<T>;
+fn load_quad(q: u32) -> Quad { return src[q]; }
+fn bit_of(x: T) -> u32 { return key(x) - params.low; }
+fn quad_bits(x: Quad) -> vec4<u32> { return vec4<u32>(bit_of(x.x), bit_of(x.y), bit_of(x.z), bit_of(x.w)); }
+fn value_at(b: u32) -> T { return from_key(params.low + b); }
+"""
+_WIDE = """alias SrcVec = vec4<u32>;
+struct Quad { a: vec4<u32>, b: vec4<u32> }
+fn load_quad(q: u32) -> Quad {
+  let last = arrayLength(&src) - 1u;
+  return Quad(src[min(2u * q, last)], src[min(2u * q + 1u, last)]);
+}
+fn bit_of(x: T) -> u32 { return key(x).x - params.low; }
+fn quad_bits(x: Quad) -> vec4<u32> { return vec4<u32>(bit_of(x.a.xy), bit_of(x.a.zw), bit_of(x.b.xy), bit_of(x.b.zw)); }
+fn value_at(b: u32) -> T {
+  let lo = params.low + b;
+  return from_key(vec2<u32>(lo, params.low_hi + select(0u, 1u, lo < b)));  // the carry into the high word
+}
+"""
+
+
+def dense_preamble(dt: np.dtype) -> str:
+    """`alias T`, the order keys of dt and how kernels/unique_dense.wgsl reads them."""
+    wide = dt.itemsize == 8
+    t = "vec2<u32>" if wide else atomic_minmax.WGSL[dt]
+    return f"alias T = {t};\n" + order_key.preamble(dt) + (_WIDE if wide else _NARROW)
+
+
+def _key_range(flat: Array) -> tuple[int, int]:
+    """The smallest and largest order key of the integers of `flat`, read back: one atomic
+    min/max pass for 32-bit keys, the two of atomic_minmax.key_range64 for 64-bit ones."""
+    if flat.itemsize == 8:
+        return tuple(int(k) for k in order_key.host_keys(np.array(atomic_minmax.key_range64(flat))))
+    probe = Program(flat.device, label="unique key range")
+    keys = atomic_minmax.record_key_range(probe, flat)
+    probe.run(stage=keys)
+    low, high = (int(k) for k in keys.numpy())
+    return low, high
 
 
 def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
@@ -80,18 +124,16 @@ def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
     # their range would only add a pass (0.07 ms at 2^26) before the sort.
     if not ENABLED or dt.kind not in "iu" or n < DENSE_FROM:
         return None
-    probe = Program(dev, label="unique key range")
-    keys = atomic_minmax.record_key_range(probe, flat)
-    probe.run(stage=keys)
-    low, high = (int(k) for k in keys.numpy())
+    low, high = _key_range(flat)
     bits = high - low + 1
-    if not dense_range(n, bits, return_counts, dev):
+    if not dense_range(n, bits, return_counts, dev, dt.itemsize):
         return None
     words = -(-bits // 32)
     counting = uses_counters(bits, return_counts)
     local = (bits if counting else words) <= LOCAL_WORDS
     consts = {"WG": WG, "COUNTS": counting, "LOCAL_WORDS": LOCAL_WORDS}
-    preamble = atomic_minmax.key_preamble(dt)
+    preamble = dense_preamble(dt)
+    lo, hi = low & 0xFFFFFFFF, low >> 32  # the smallest key's words (hi: of 64-bit keys)
 
     def pipe(entry):
         return get_pipeline(dev, "unique_dense", preamble, entry, consts)
@@ -115,7 +157,7 @@ def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
         prefix = Array(program.temp(4 * words), U32, (words,), dev)
         spread = max(words, bits if counting else 0)
         program.dispatch("unique clear", pipe("dense_clear"),
-                         {0: program.params(bits, 0, low, words), 2: bitmap, 3: counters}, -(-spread // WG))
+                         {0: program.params(bits, 0, lo, words, hi), 2: bitmap, 3: counters}, -(-spread // WG))
         for c in chunks(n, dt.itemsize, WG * VECS * 4, dev):
             if local:
                 groups = min(LOCAL_GROUPS, -(-c.count // (WG * 4)))
@@ -124,24 +166,24 @@ def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
                 groups = min(MARK_GROUPS, -(-c.count // (WG * VECS * 4)))
                 entry = "dense_mark"
             program.dispatch(f"unique mark{' local' if local else ''}", pipe(entry),
-                             {0: program.params(c.count, groups, low, words), 1: c.view(flat), 2: bitmap,
+                             {0: program.params(c.count, groups, lo, words, hi), 1: c.view(flat), 2: bitmap,
                               3: counters}, groups)
         # Counting, the bitmap is built here from the counters (one counter per invocation,
         # written through binding 2); else the complete bitmap is read (binding 4).
         groups = -(-(bits if counting else words) // WG)
         program.dispatch("unique words", pipe("dense_words"),
-                         {0: program.params(bits, groups, low, words), 6: word_bits.buffer,
+                         {0: program.params(bits, groups, lo, words, hi), 6: word_bits.buffer,
                           2: bitmap if counting else unused_rw, 4: unused_ro if counting else bitmap,
                           10: counters if counting else unused_ro}, groups)
         scan_recorder(dev, U32, "sum", words).record(program, word_bits, prefix, exclusive=True)
-        expand = {0: program.params(bits, 0, low, words), 4: bitmap, 5: prefix.buffer, 7: values.buffer,
+        expand = {0: program.params(bits, 0, lo, words, hi), 4: bitmap, 5: prefix.buffer, 7: values.buffer,
                   11: total.buffer, 8: counts.buffer if counting else unused_rw,
                   10: counters if counting else unused_ro}
         program.dispatch("unique expand", pipe("dense_expand"), expand, -(-(32 * words) // WG))
         if inverse is not None:
             for c in chunks(n, dt.itemsize, WG * 4, dev):
                 program.dispatch("unique inverse", pipe("dense_inverse"),
-                                 {0: program.params(c.count, 0, low, words), 1: c.view(flat), 4: bitmap,
+                                 {0: program.params(c.count, 0, lo, words, hi), 1: c.view(flat), 4: bitmap,
                                   5: prefix.buffer, 9: c.view(inverse)}, -(-c.count // (WG * 4)))
 
     # Kept per range and options (the buffers of the call's arrays are part of the key):
