@@ -149,12 +149,14 @@ def _unique(x, want_index: bool, want_inverse: bool, want_counts: bool, equal_na
     if dense is not None:
         values, inverse, counts = dense
         return values, None, inverse, counts
-    if want_index or want_inverse or arr.dtype.kind == "f":
+    if want_index or want_inverse:
         # the sorted keys come with the permutation; the values from the input by it
         perm, s = argsort_with_keys(flat, keep_keys=True, kept=False)
         values, index, counts = _runs(s, want_counts, flat, perm, want_index, equal_nan)
         inverse = _inverse(s, perm, arr.shape, equal_nan) if want_inverse else None
         return values, index, inverse, counts
+    # The sorts are stable and move the input's own bits: each run's first element is the
+    # first of its equal elements in x's order, as with the permutation above.
     values, _, counts = _runs(sorted_copy(flat, kept=False), want_counts, equal_nan=equal_nan)
     return values, None, None, counts
 
