@@ -19,7 +19,7 @@ from wgprim.ops.common import as_input, check_flag
 from wgprim.ops.select import (RUN_DTYPES, U32, VALUE_TYPES, _as_mask, _gather_outputs, _inverse, _run_lengths,
                                _run_starts, compact_recorder)
 from wgprim.ops.unique_dense import unique_dense
-from wgprim.program import run_recorded
+from wgprim.program import batch, run_recorded
 
 
 COMPACT_METHODS = ("single-pass", "three-phase")
@@ -112,7 +112,8 @@ def run_length_encode(x):
     arr = as_input(x, RUN_DTYPES).ravel()
     if arr.size == 0:
         return empty((0,), arr.dtype, arr.device), empty((0,), U32, arr.device)
-    values, _, counts = _runs(arr, counts=True)
+    with batch():  # the runs' marks go out with the first compaction's submit
+        values, _, counts = _runs(arr, counts=True)
     return values, counts
 
 
@@ -149,16 +150,19 @@ def _unique(x, want_index: bool, want_inverse: bool, want_counts: bool, equal_na
     if dense is not None:
         values, inverse, counts = dense
         return values, None, inverse, counts
-    if want_index or want_inverse:
-        # the sorted keys come with the permutation; the values from the input by it
-        perm, s = argsort_with_keys(flat, keep_keys=True, kept=False)
-        values, index, counts = _runs(s, want_counts, flat, perm, want_index, equal_nan)
-        inverse = _inverse(s, perm, arr.shape, equal_nan) if want_inverse else None
-        return values, index, inverse, counts
-    # The sorts are stable and move the input's own bits: each run's first element is the
-    # first of its equal elements in x's order, as with the permutation above.
-    values, _, counts = _runs(sorted_copy(flat, kept=False), want_counts, equal_nan=equal_nan)
-    return values, None, None, counts
+    # The steps are queued as a batch: the sort and the runs' marks go out in the submit of
+    # the first compaction, which reads its count (one submit and one map, not three submits).
+    with batch():
+        if want_index or want_inverse:
+            # the sorted keys come with the permutation; the values from the input by it
+            perm, s = argsort_with_keys(flat, keep_keys=True, kept=False)
+            values, index, counts = _runs(s, want_counts, flat, perm, want_index, equal_nan)
+            inverse = _inverse(s, perm, arr.shape, equal_nan) if want_inverse else None
+            return values, index, inverse, counts
+        # The sorts are stable and move the input's own bits: each run's first element is the
+        # first of its equal elements in x's order, as with the permutation above.
+        values, _, counts = _runs(sorted_copy(flat, kept=False), want_counts, equal_nan=equal_nan)
+        return values, None, None, counts
 
 
 # -- the array API's names ---------------------------------------------------------------
