@@ -200,11 +200,16 @@ def recorded(device: Device, key: tuple, arrays: tuple, record, label: str = "")
             doomed.append(program)
             program = table[full][0]
         else:
-            table[full] = (program, buffers, held)
+            ids = frozenset(id(b) for b in buffers) | frozenset(id(b) for b in program.buffers())
+            table[full] = (program, buffers, held, ids)
+            index = device.cache("recordings by buffer")
+            for i in ids:
+                index.setdefault(i, set()).add(full)
             total = sum(entry[2] for entry in table.values())
             while table and (len(table) > RECORDINGS or total > RECORDING_BYTES):
                 oldest = next(iter(table))
-                old, _, old_held = table.pop(oldest)
+                old, _, old_held, old_ids = table.pop(oldest)
+                _unindex(index, oldest, old_ids)
                 total -= old_held
                 doomed.append(old)
     for old in doomed:
@@ -232,12 +237,26 @@ def _drop(program: "Program") -> None:
         program.release()
 
 
+def _unindex(index: dict, key, ids) -> None:
+    """Take `key` out of the sets of a by-buffer index (id(buffer) -> keys binding it)."""
+    for i in ids:
+        keys = index.get(i)
+        if keys is not None:
+            keys.discard(key)
+            if not keys:
+                del index[i]
+
+
 def _forget_recordings(device: Device, buffer) -> None:
     table = device.cache("recordings")
+    index = device.cache("recordings by buffer")
     with _lookup_lock:
-        gone = [k for k, entry in table.items() if any(b is buffer for b in entry[1])
-                or any(b is buffer for b in entry[0].buffers())]
-        dropped = [table.pop(k)[0] for k in gone]
+        dropped = []
+        for k in list(index.get(id(buffer), ())):
+            entry = table.pop(k, None)
+            if entry is not None:
+                _unindex(index, k, entry[3])
+                dropped.append(entry[0])
     for program in dropped:
         _drop(program)
 
@@ -249,6 +268,7 @@ def forget_recordings(device: Device | None = None) -> None:
     with _lookup_lock:
         dropped = [entry[0] for entry in table.values()]
         table.clear()
+        device.cache("recordings by buffer").clear()
     for program in dropped:
         _drop(program)
 
@@ -347,17 +367,26 @@ def bind_group(device: Device, pipeline, entries: tuple):
         if "forget" not in device.cache("memory"):
             device.cache("memory")["forget"] = True
             pool(device).on_destroy.append(lambda buffer: _forget_bind_groups(device, buffer))
+        index = device.cache("bind groups by buffer")
+        if key not in table:
+            for e in entries:
+                index.setdefault(id(e[1]), set()).add(key)
         found = table.setdefault(key, made)
         while len(table) > BIND_GROUP_CACHE_SIZE:
-            del table[next(iter(table))]
+            oldest = next(iter(table))
+            del table[oldest]
+            _unindex(index, oldest, {id(e[1]) for e in oldest[1]})
     return found
 
 
 def _forget_bind_groups(device: Device, buffer) -> None:
     table = device.cache("bind groups")
+    index = device.cache("bind groups by buffer")
     with _cache_lock:
-        for key in [k for k in table if any(e[1] is buffer for e in k[1])]:
-            del table[key]
+        for key in list(index.get(id(buffer), ())):
+            if table.pop(key, None) is not None:
+                _unindex(index, key, {id(e[1]) for e in key[1]})
+        index.pop(id(buffer), None)
 
 
 def view(buffer, offset: int = 0, size: int | None = None) -> dict:
