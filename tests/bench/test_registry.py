@@ -12,7 +12,8 @@ from wgprim import registry
 from wgprim.cli import main
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-SHORT = {"u32": "uint32", "i32": "int32", "f32": "float32", "f16": "float16", "bool": "bool"}
+SHORT = {"u32": "uint32", "i32": "int32", "f32": "float32", "f16": "float16", "bool": "bool",
+         "u64": "uint64", "i64": "int64", "f64": "float64"}
 NOT_PRIMITIVES = {"Array", "asarray", "empty", "use_device", "Array.from_buffer"}
 
 
@@ -24,7 +25,7 @@ def readme_table() -> dict[str, set]:
     allowed: set = set()
     for line in table.splitlines()[2:]:
         first, dtypes = line.split("|")[1:3]
-        words = set(re.findall(r"\b(u32|i32|f32|f16|bool|any)\b", dtypes))
+        words = set(re.findall(r"\b(u32|i32|f32|f16|bool|any|u64|i64|f64)\b", dtypes))
         if "as above" not in dtypes:
             allowed = {"float32", "int32", "uint32", "float16", "bool"} if "any" in words else {SHORT[w] for w in words}
         for code in re.findall(r"`([^`]*)`", first):
