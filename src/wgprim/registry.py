@@ -231,8 +231,8 @@ def cumulative_sum_ref(x, include_initial=False):
 
 
 def scan_max_exclusive(x):
-    lowest = np.float32(-np.inf) if _float(x) else np.iinfo(x.dtype).min
-    return np.concatenate([[lowest], np.maximum.accumulate(x)[:-1]]).astype(x.dtype)
+    lowest = -np.inf if _float(x) else np.iinfo(x.dtype).min
+    return np.concatenate([np.array([lowest], x.dtype), np.maximum.accumulate(x)[:-1]])
 
 
 def stable_pairs(k, v):

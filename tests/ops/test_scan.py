@@ -204,6 +204,8 @@ def test_64_bit_extremes_and_carries(rng):
         rng.shuffle(x)
         for op in ("sum", "prod", "min", "max"):
             assert_scan(x, op, False, wgprim.scan(x, op).numpy())
+        empty = wgprim.scan(np.zeros(0, dtype), "prod", exclusive=True).numpy()
+        assert empty.shape == (0,) and empty.dtype == dtype
 
 
 def test_64_bit_three_levels(rng):
