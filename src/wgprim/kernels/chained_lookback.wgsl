@@ -12,9 +12,9 @@
 // carry its state: each 32-bit word of a value is two 16-bit halves, each in its own
 // atomic<u32> with a READY bit (bit 16). A value of CHAIN_WORDS words (1, or 2 for 64-bit
 // values) takes 2 * CHAIN_WORDS state words; a tile has STATE_WORDS: the aggregate's
-// halves, low first, then the inclusive value's. A word
-// changes at most once per run, from 0 to READY | half (the states are zeroed by a dispatch
-// before this one), and only ever to the halves of one value: the owner alone writes the
+// halves, low first, then the inclusive value's. A word changes at most once per run, from
+// 0 to READY | half (the states are zeroed by a dispatch before this one), and only ever
+// to the halves of one value: the owner alone writes the
 // inclusive words; the aggregate words are written by the owner and, when PUBLISH_FALLBACK
 // is on (integer operators and min/max, where every workgroup's reduction of a tile is the
 // same bits), by workgroups that fell back on that tile, with those same bits. A reader that

@@ -9,8 +9,8 @@ associative; order is kept, so they need not commute. u32/i32 wrap modulo 2^32 (
 cumsum would widen to int64: compare with `np.cumsum(x, dtype=x.dtype)`), u64/i64 modulo
 2^64 (kernels/int64.wgsl).
 
-This is the `method="reduce-then-scan"` path. The default for 32-bit types beyond one tile
-is the single pass of ops/chained_scan.py (docs/scan.md).
+This is the `method="reduce-then-scan"` path. The default for 32- and 64-bit types beyond
+one tile is the single pass of ops/chained_scan.py (docs/scan.md).
 """
 from __future__ import annotations
 
