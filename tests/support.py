@@ -17,25 +17,29 @@ AWKWARD_SIZES = [0, 1, 2, 3, 4, 5, 255, 256, 257, 1023, 1024, 1025, 4095, 4096, 
 
 def random_values(rng, n, dtype):
     dtype = np.dtype(dtype)
-    if dtype == np.float32 or dtype == np.float16:
+    if dtype == np.float32 or dtype == np.float16 or dtype == np.float64:
         return (rng.standard_normal(n) * 100).astype(dtype)
     if dtype == np.int32:
         return rng.integers(-(2**31), 2**31, n, dtype=np.int64).astype(np.int32)
     if dtype == np.uint32:
         return rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    if dtype == np.int64 or dtype == np.uint64:
+        info = np.iinfo(dtype)
+        return rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
     raise AssertionError(dtype)
 
 
 def informative(rng, n, dtype, op):
     """Data whose reduction or scan by `op` does not collapse to a constant: odd factors
     for prod (random ones make an integer product 0 after ~64 elements), and for or/and
-    elements that differ from 0 (or all ones) in one bit among a random 16 of the 32."""
+    elements that differ from 0 (or all ones) in one bit among a random 16 of the 32 (64)."""
     x = random_values(rng, n, dtype)
     if x.dtype.kind == "f" or op not in ("prod", "bitwise_or", "bitwise_and"):
         return x
     one = np.array(1, x.dtype)
-    bits = rng.choice(32, 16, replace=False)
-    single = (np.uint32(1) << rng.choice(bits, n).astype(np.uint32)).view(x.dtype)
+    word = np.uint64 if x.itemsize == 8 else np.uint32
+    bits = rng.choice(8 * x.itemsize, 16, replace=False)
+    single = (word(1) << rng.choice(bits, n).astype(word)).view(x.dtype)
     if op == "prod":
         return x | one
     if op == "bitwise_or":

@@ -25,7 +25,7 @@ def test_demo_checks_every_primitive(capsys):
 def test_demo_only_filters(capsys):
     assert main(["demo", "-n", "1000", "--only", "argmax"]) == 0
     rows = [l for l in capsys.readouterr().out.splitlines() if l.startswith("argmax")]
-    assert len(rows) == 3  # f32, i32, u32
+    assert len(rows) == 6  # f32, i32, u32, i64, u64, f64
 
 
 @pytest.mark.parametrize("size", ["0", "-5", "ten"])
@@ -42,9 +42,9 @@ def test_demo_only_with_no_match_names_the_choices(capsys):
 
 
 def test_bench_rejects_an_unsupported_dtype_naming_the_choices(capsys):
-    assert exit_status(["bench", "sum", "--dtype", "float64"]) == 2
+    assert exit_status(["bench", "sum", "--dtype", "int8"]) == 2
     err = capsys.readouterr().err
-    assert "float64" in err and "float32" in err and "uint32" in err
+    assert "int8" in err and "float32" in err and "uint32" in err
 
 
 def test_bench_rejects_a_dtype_no_chosen_primitive_takes(capsys):
@@ -131,7 +131,8 @@ def test_bench_targets_run_their_rows_at_the_sizes_asked(tmp_path):
                  "--json", str(out_json)]) == 0
     rows = json.loads(out_json.read_text())["rows"]
     assert [(r["primitive"], r["dtype"], r["n"]) for r in rows] == [
-        ("sum", "float32", 4096), ("cumsum", "float32", 4096), ("cumsum", "uint32", 4096)]
+        ("sum", "float32", 4096), ("cumsum", "float32", 4096), ("sum", "int64", 4096), ("cumsum", "int64", 4096),
+        ("cumsum", "uint32", 4096)]
     assert all(set(r["seconds"]) == {"prepare", "check", "time", "per_call"} for r in rows)
 
 

@@ -12,7 +12,7 @@ __all__ = [
     "Array", "asarray", "empty", "zeros", "memory_pool", "get_device", "list_adapters", "use_adapter", "use_device",
     "NoAdapterError", "WgprimError", "Monoid", "batch",
     "reduce", "sum", "prod", "min", "max", "argmin", "argmax", "ReducePlan",
-    "scan", "cumsum", "ScanPlan",
+    "scan", "cumsum", "cumulative_sum", "ScanPlan",
     "sort", "argsort", "sort_pairs", "lexsort", "SortPlan",
     "histogram", "bincount", "compact", "nonzero", "unique", "run_length_encode", "searchsorted",
     "unique_values", "unique_counts", "unique_inverse", "unique_all",
@@ -36,7 +36,7 @@ def _import_all() -> None:
         from wgprim.errors import NoAdapterError, WgprimError
         from wgprim.ops.operators import Monoid
         from wgprim.api.reduce import ReducePlan, argmax, argmin, max, min, prod, reduce, sum
-        from wgprim.api.scan import ScanPlan, cumsum, scan
+        from wgprim.api.scan import ScanPlan, cumsum, cumulative_sum, scan
         from wgprim.api.sort import SortPlan, argsort, lexsort, sort, sort_pairs
         from wgprim.api.histogram import bincount, histogram
         from wgprim.api.select import (compact, nonzero, run_length_encode, unique, unique_all, unique_counts,

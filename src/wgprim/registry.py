@@ -20,6 +20,8 @@ from typing import Callable
 import numpy as np
 
 ALL_DTYPES = ("float32", "int32", "uint32")
+INT64 = ("int64", "uint64")  # the 64-bit integers: exact sums, products, scans
+WIDE = INT64 + ("float64",)  # 64-bit dtypes: float64 where the work only compares
 BINS = 256  # histogram bins, as in the reference figure
 SEGMENT_MEAN = 64  # mean segment length of the segmented entries
 
@@ -85,9 +87,12 @@ def values(rng, n, dtype):
         info = np.iinfo(dtype)
         return rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
     if dtype.kind == "f":
-        return rng.standard_normal(n, dtype=np.float32).astype(dtype, copy=False)
+        return rng.standard_normal(n, dtype=np.float64 if dtype == np.float64 else np.float32).astype(dtype, copy=False)
     if dtype == np.int32:
         return rng.integers(-(2**31), 2**31, n, dtype=np.int32)
+    if dtype.itemsize == 8:
+        info = np.iinfo(dtype)
+        return rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
     return rng.integers(0, 2**32, n, dtype=np.uint32)
 
 
@@ -230,9 +235,16 @@ def close_cumsum(got, ref, x, method: str | None = None) -> bool:
     return bool(np.all(np.abs(error, out=error) <= bound))
 
 
+def cumulative_sum_ref(x, include_initial=False):
+    """np.cumulative_sum (int32 and uint32 sum in 64 bits); floats in float64, as cumsum_ref."""
+    if _float(x):
+        return np.cumulative_sum(x, dtype=np.float64, include_initial=include_initial)
+    return np.cumulative_sum(x, include_initial=include_initial)
+
+
 def scan_max_exclusive(x):
-    lowest = np.float32(-np.inf) if _float(x) else np.iinfo(x.dtype).min
-    return np.concatenate([[lowest], np.maximum.accumulate(x)[:-1]]).astype(x.dtype)
+    lowest = -np.inf if _float(x) else np.iinfo(x.dtype).min
+    return np.concatenate([np.array([lowest], x.dtype), np.maximum.accumulate(x)[:-1]])
 
 
 def stable_pairs(k, v):
@@ -401,22 +413,23 @@ _COMPACT_BYTES = lambda n, s: n * s + n + n * s // 2  # noqa: E731  read x and m
 # -- the entries -----------------------------------------------------------------------------
 ENTRIES: list[Primitive] = [
     # reductions
-    Primitive("sum", ("sum",), ALL_DTYPES, one, lambda wp, x: wp.sum(x), sum_ref, close_sum,
-              lambda cp, x: cp.sum(x), lambda torch, x: torch.sum(x)),
-    Primitive("prod", ("prod",), ALL_DTYPES, lambda rng, n, dt: (near_one if np.dtype(dt).kind == "f" else odd)(rng, n, dt),
+    Primitive("sum", ("sum",), ALL_DTYPES + INT64, one, lambda wp, x: wp.sum(x), sum_ref, close_sum,
+              lambda cp, x: cp.sum(x), lambda torch, x: torch.sum(x), notes="int64/uint64 wrap modulo 2^64"),
+    Primitive("prod", ("prod",), ALL_DTYPES + INT64,
+              lambda rng, n, dt: (near_one if np.dtype(dt).kind == "f" else odd)(rng, n, dt),
               lambda wp, x: wp.prod(x), prod_ref, close_prod, bench=False),
-    Primitive("min", ("min",), ALL_DTYPES, one, lambda wp, x: wp.min(x), np.min, None,
+    Primitive("min", ("min",), ALL_DTYPES + WIDE, one, lambda wp, x: wp.min(x), np.min, None,
               lambda cp, x: cp.min(x), lambda torch, x: torch.min(x)),
-    Primitive("max", ("max",), ALL_DTYPES, one, lambda wp, x: wp.max(x), np.max, bench=False),
-    Primitive("argmin", ("argmin",), ALL_DTYPES, one, lambda wp, x: wp.argmin(x), np.argmin, bench=False),
-    Primitive("argmax", ("argmax",), ALL_DTYPES, one, lambda wp, x: wp.argmax(x), np.argmax, None,
+    Primitive("max", ("max",), ALL_DTYPES + WIDE, one, lambda wp, x: wp.max(x), np.max, bench=False),
+    Primitive("argmin", ("argmin",), ALL_DTYPES + WIDE, one, lambda wp, x: wp.argmin(x), np.argmin, bench=False),
+    Primitive("argmax", ("argmax",), ALL_DTYPES + WIDE, one, lambda wp, x: wp.argmax(x), np.argmax, None,
               lambda cp, x: cp.argmax(x), lambda torch, x: torch.argmax(x)),
-    Primitive("reduce_bitwise_and", ("reduce",), ("int32", "uint32"), one, lambda wp, x: wp.reduce(x, "bitwise_and"),
-              np.bitwise_and.reduce, bench=False),
-    Primitive("reduce_bitwise_or", ("reduce",), ("int32", "uint32"), one, lambda wp, x: wp.reduce(x, "bitwise_or"),
-              np.bitwise_or.reduce, bench=False),
-    Primitive("reduce_bitwise_xor", ("reduce",), ("int32", "uint32"), one, lambda wp, x: wp.reduce(x, "bitwise_xor"),
-              np.bitwise_xor.reduce, bench=False),
+    Primitive("reduce_bitwise_and", ("reduce",), ("int32", "uint32") + INT64, one,
+              lambda wp, x: wp.reduce(x, "bitwise_and"), np.bitwise_and.reduce, bench=False),
+    Primitive("reduce_bitwise_or", ("reduce",), ("int32", "uint32") + INT64, one,
+              lambda wp, x: wp.reduce(x, "bitwise_or"), np.bitwise_or.reduce, bench=False),
+    Primitive("reduce_bitwise_xor", ("reduce",), ("int32", "uint32") + INT64, one,
+              lambda wp, x: wp.reduce(x, "bitwise_xor"), np.bitwise_xor.reduce, bench=False),
     Primitive("min_atomic", ("min", "method"), ("float32", "int32", "uint32"), one,
               lambda wp, x: wp.min(x, method="atomic"), np.min, bench=False),
     Primitive("max_atomic", ("max", "method"), ("int32", "float32", "uint32"), one,
@@ -430,15 +443,23 @@ ENTRIES: list[Primitive] = [
               lambda cp, x: cp.sum(x, axis=1), lambda torch, x: torch.sum(x, dim=1),
               notes="square matrix, sum of each row"),
     # scans
-    Primitive("cumsum", ("cumsum",), ALL_DTYPES, one, lambda wp, x: wp.cumsum(x), cumsum_ref, close_cumsum,
+    Primitive("cumsum", ("cumsum",), ALL_DTYPES + INT64, one, lambda wp, x: wp.cumsum(x), cumsum_ref, close_cumsum,
               lambda cp, x: cp.cumsum(x), lambda torch, x: torch.cumsum(x, 0), bytes=lambda n, s: 2 * n * s,
               notes="torch/CuPy cumsum of int32 produce int64"),
+    Primitive("cumulative_sum", ("cumulative_sum",), ("int32", "int64", "uint32", "float32"), one,
+              lambda wp, x: wp.cumulative_sum(x), cumulative_sum_ref, close_cumsum,
+              lambda cp, x: cp.cumsum(x), lambda torch, x: torch.cumsum(x, 0), bench=False,
+              notes="array API; int32 and uint32 sum in int64 and uint64 as numpy"),
+    Primitive("cumulative_sum_initial", ("cumulative_sum", "include_initial"), ("int32", "int64", "uint64"), one,
+              lambda wp, x: wp.cumulative_sum(x, include_initial=True),
+              lambda x: cumulative_sum_ref(x, include_initial=True), bench=False,
+              notes="include_initial=True: 0 first, n + 1 values"),
     Primitive("cumsum_single_pass", ("scan", "method"), ("float32", "uint32"), one,
               lambda wp, x: wp.scan(x, "sum", method="single-pass"), cumsum_ref,
               lambda g, r, x: close_cumsum(g, r, x, method="single-pass"),
               lambda cp, x: cp.cumsum(x), lambda torch, x: torch.cumsum(x, 0), bytes=lambda n, s: 2 * n * s,
               notes="scan(x, 'sum', method='single-pass')"),
-    Primitive("scan_max_exclusive", ("scan",), ALL_DTYPES, one, lambda wp, x: wp.scan(x, "max", exclusive=True),
+    Primitive("scan_max_exclusive", ("scan",), ALL_DTYPES + WIDE, one, lambda wp, x: wp.scan(x, "max", exclusive=True),
               scan_max_exclusive, bench=False),
     Primitive("segment_reduce", ("segment_reduce",), ("float32", "uint32"), segmented,
               lambda wp, x, off: wp.segment_reduce(x, off, "sum"), segment_sum_ref, close_segment_sum,
@@ -581,6 +602,7 @@ assert len(BY_NAME) == len(ENTRIES), "entry names must be unique"
 # share an input generator, dtype and size follow each other (the bench makes it once).
 TARGETS: list[tuple[str, str, int]] = [
     ("sum", "float32", 2**28), ("cumsum", "float32", 2**28), ("cumsum_single_pass", "float32", 2**28),
+    ("sum", "int64", 2**28), ("cumsum", "int64", 2**28),
     ("histogram", "float32", 2**28), ("topk", "float32", 2**28),
     ("cumsum", "uint32", 2**28), ("cumsum_single_pass", "uint32", 2**28),
     ("sort", "uint32", 2**28), ("argsort", "uint32", 2**28),

@@ -66,6 +66,19 @@ def _small_calls(wgprim):
         for method in ("tree", "atomic"):
             calls.append((f"min {method} {np.dtype(dt)}", lambda x=x, m=method: wgprim.min(x, method=m)))
             calls.append((f"max {method} {np.dtype(dt)}", lambda x=x, m=method: wgprim.max(x, method=m)))
+    # 64-bit reductions and scans (kernels/int64.wgsl, packet_pairs.wgsl, the single pass's
+    # four state words a value); operators a dtype does not take are refused, nothing compiled
+    for dt in (np.uint64, np.int64, np.float64):
+        x = rng.integers(0, 50, 777).astype(dt)
+        for op in sorted(BUILTIN) + sorted(ARG_OPS):
+            calls.append((f"reduce {op} {np.dtype(dt)}", lambda x=x, op=op: wgprim.reduce(x, op)))
+            calls.append((f"reduce {op} {np.dtype(dt)} axis",
+                          lambda x=x, op=op: wgprim.reduce(x.reshape(7, 111), op, axis=0)))
+        for op in sorted(BUILTIN):
+            calls.append((f"scan {op} {np.dtype(dt)}", lambda x=x, op=op: wgprim.scan(x, op)))
+            calls.append((f"scan {op} {np.dtype(dt)} single-pass",
+                          lambda x=x, op=op: wgprim.scan(np.resize(x, 9000), op, method="single-pass")))
+    calls.append(("cumulative_sum", lambda: wgprim.cumulative_sum(np.arange(5, dtype=np.int32), include_initial=True)))
     # both ways compaction writes its tiles (select.EMIT: small inputs take the words form by
     # default), three phases and the append form, values and indices
     def compact_form(emit, mask, **kw):

@@ -53,10 +53,27 @@ def test_chunked_path():
         np.testing.assert_array_equal(atomic_min_max(x).numpy(), [x.min(), x.max()])
 
 
+def test_results_are_input_bits_as_the_tree_gives_them():
+    import wgprim
+
+    x = np.array([0.0, -0.0, 1.0, -0.0] * 3000, np.float32)
+    x[[5, 9000]] = np.array([0x7FC00007, 0x7F800002], np.uint32).view(np.float32)
+    for y in (x, x[x == 0], np.full(7, -0.0, np.float32)):
+        got = atomic_min_max(y).numpy().view(np.uint32)
+        tree = [wgprim.min(y).numpy().view(np.uint32), wgprim.max(y).numpy().view(np.uint32)]
+        np.testing.assert_array_equal(got, tree)
+        assert set(got) <= set(y.view(np.uint32))
+    np.testing.assert_array_equal(atomic_min_max(x).numpy().view(np.uint32), [0x7F800002, 0x7FC00007])
+    np.testing.assert_array_equal(atomic_min_max(x[x == 0]).numpy().view(np.uint32), [0x80000000, 0])
+
+
 def test_errors():
     with pytest.raises(ValueError):
         atomic_reduce(np.zeros(0, np.float32), "min")
     with pytest.raises(ValueError):
         atomic_reduce(np.ones(3, np.float32), "sum")
+    for dtype in (np.float64, np.int64, np.uint64):
+        with pytest.raises(TypeError, match="method='tree'"):
+            atomic_reduce(np.ones(3, dtype), "min")
     with pytest.raises(TypeError):
-        atomic_reduce(np.ones(3, np.float64), "min")
+        atomic_reduce(np.ones(3, np.int8), "min")

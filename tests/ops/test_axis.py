@@ -5,6 +5,7 @@ import pytest
 
 import wgprim
 from wgprim.ops import axis as axis_ops
+from wgprim.ops.order_key import host_min_max
 
 from support import informative, random_values
 
@@ -206,3 +207,36 @@ def test_sort_long_lines_along_an_axis(shape, axis, rng):
     flipped = np.flip(x, axis)  # descending: largest (NaN) first, ties in input order
     desc = x.shape[axis] - 1 - np.flip(np.argsort(flipped, axis=axis, kind="stable"), axis)
     np.testing.assert_array_equal(wgprim.argsort(x, axis=axis, descending=True).numpy(), desc)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.float64])
+@pytest.mark.parametrize("shape", [(5, 7), (3, 300), (2, 9001), (17, 4, 33), (4, 0)], ids=str)
+def test_64_bit_reductions_and_scans_along_every_axis(shape, dtype, rng):
+    ops = ["min", "max", "argmin", "argmax"] + ([] if dtype == np.float64 else ["sum", "prod", "bitwise_xor"])
+    for op in ops:
+        x = informative(rng, int(np.prod(shape)), dtype, op).reshape(shape)
+        for ax in range(len(shape)):
+            if x.shape[ax] == 0 and op in ("min", "max", "argmin", "argmax"):
+                continue
+            keepdims = ax == 1  # and negative axes: -1 for the last
+            check(x, op, ax, wgprim.reduce(x, op, axis=ax - len(shape) * keepdims, keepdims=keepdims).numpy(),
+                  keepdims)
+    for op in ("min", "max") if dtype == np.float64 else ("sum", "prod", "max"):
+        x = informative(rng, int(np.prod(shape)), dtype, op).reshape(shape)
+        ufunc = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum}[op]
+        for ax in range(len(shape)):
+            got = wgprim.scan(x, op, axis=ax).numpy()
+            np.testing.assert_array_equal(got.view(np.uint64), ufunc.accumulate(x, axis=ax, dtype=dtype).view(np.uint64))
+
+
+def test_min_max_along_an_axis_return_the_inputs_bits():
+    x = np.zeros((3, 5000), np.float32)
+    x[0] = -0.0                       # only -0.0: -0.0, as numpy
+    x[1, ::2] = -0.0                  # both: min -0.0, max +0.0
+    x[2, [7, 900]] = np.array([0x7FC00005, 0xFFC00001], np.uint32).view(np.float32)
+    for ax in (0, 1):
+        for op in ("min", "max"):
+            got = wgprim.reduce(x, op, axis=ax).numpy()
+            np.testing.assert_array_equal(got.view(np.uint32), host_min_max(x, op, axis=ax).view(np.uint32))
+    assert wgprim.min(x, axis=1).numpy().view(np.uint32)[2] == 0x7FC00005  # the positive NaN
+    assert wgprim.max(x, axis=1).numpy().view(np.uint32)[2] == 0xFFC00001  # the negative NaN

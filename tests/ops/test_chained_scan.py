@@ -109,6 +109,32 @@ def test_forced_fallback_is_exact(fault, dtype, rng, device, path):
             assert stats["fallbacks"] >= 1
 
 
+@pytest.mark.parametrize("fault, op, dtype", [(f, "sum", np.int64) for f in FAULTS]
+                         + [(FAULTS[0], op, np.uint64) for op in ("prod", "max", "bitwise_xor")],
+                         ids=lambda v: getattr(v, "mode", None) or getattr(v, "__name__", v))
+def test_64_bit_forced_fallback_is_exact(fault, op, dtype, rng, device, path):
+    # A 64-bit value travels as four 16-bit halves (eight state words a tile); a fallback
+    # publishes what it reduced into the aggregate's four words.
+    n = 2048 * 40 + 1234 if fault.every == 1 else 2048 * 90 + 17
+    x = data(rng, n, dtype, op)
+    for layout in layouts(device):
+        got, stats = cs.chained_scan(x, op, layout=layout, spin_budget=0, fault=fault, stats=True)
+        assert_scan(x, op, False, got.numpy())
+        if fault.mode == "silent":
+            assert stats["fallbacks"] >= 1
+
+
+def test_64_bit_float_min_max_single_pass_with_fallbacks(rng, device):
+    x = rng.standard_normal(2048 * 30 + 5)
+    x[[7, 50_000]] = np.nan
+    x[9] = -0.0
+    for op in ("min", "max"):
+        for layout in layouts(device):
+            got, stats = cs.chained_scan(x, op, layout=layout, spin_budget=0, fault=FAULTS[0], stats=True)
+            np.testing.assert_array_equal(got.numpy().view(np.uint64), numpy_scan(x, op, False).view(np.uint64))
+            assert stats["fallbacks"] >= 1
+
+
 @pytest.mark.parametrize("per_lane", [2, 4])
 @pytest.mark.parametrize("fault", FAULTS[:3], ids=lambda f: f.mode)
 def test_forced_fallback_several_states_per_lane(per_lane, fault, rng, device):

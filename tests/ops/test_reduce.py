@@ -131,7 +131,7 @@ def test_multidimensional_input_reduces_everything(rng):
 
 def test_errors():
     with pytest.raises(TypeError, match="supported"):
-        wgprim.sum(np.zeros(4, np.float64))
+        wgprim.sum(np.zeros(4, np.int8))
     with pytest.raises(TypeError):
         wgprim.sum(np.zeros(4, bool))
     with pytest.raises(TypeError):
@@ -240,3 +240,114 @@ def test_identity_must_be_exact_in_the_dtype():
     for bad in (np.inf, 0.5, 2**40):
         with pytest.raises(ValueError, match="identity"):
             wgprim.reduce(x, wgprim.Monoid("min(a, b)", bad))
+
+
+# -- 64-bit dtypes: vec2<u32> in kernels, integer arithmetic of kernels/int64.wgsl -----------
+INT64 = [np.int64, np.uint64]
+SIZES64 = [1, 2, 3, 255, 2047, 2048, 2049, 2048 * 5 + 3, 70_001]  # 2048: a tile of 64-bit elements
+
+
+@pytest.mark.parametrize("dtype", INT64)
+@pytest.mark.parametrize("n", SIZES64)
+def test_64_bit_integers_every_operator(n, dtype, rng):
+    for op in ["sum", "prod", "min", "max", "argmin", "argmax", *BITWISE]:
+        x = informative(rng, n, dtype, op)
+        assert_reduce(x, op, wgprim.reduce(x, op).item())
+
+
+@pytest.mark.parametrize("dtype", INT64)
+def test_64_bit_extremes_wrap_modulo_2_64(dtype, rng):
+    info = np.iinfo(dtype)
+    x = np.array([info.max, info.max, info.min, 1, info.max - 1, info.min + 1, 0xFFFFFFFF, 2**32] * 700, dtype)
+    rng.shuffle(x)
+    for op in ["sum", "prod", "min", "max", "argmin", "argmax", *BITWISE]:
+        assert_reduce(x, op, wgprim.reduce(x, op).item())
+    carries = np.full(5001, 0xFFFFFFFF, dtype)  # every addition carries out of the low word
+    assert wgprim.sum(carries).item() == carries.sum(dtype=dtype) == 5001 * 0xFFFFFFFF
+    cross = np.array([2**32 + 3, 2**33 - 1, 0xFFFFFFFF, 7 << 40, 0xDEADBEEF12345678 % info.max], dtype)
+    assert wgprim.prod(cross).item() == cross.prod(dtype=dtype)  # products of high and low words
+
+
+def test_float64_min_max_argmin_argmax_exactly(rng):
+    x = rng.standard_normal(70_001)
+    x[rng.choice(x.size, 50)] = [5e-324, -5e-324, 2.2e-308, np.inf, -np.inf] * 10  # denormals, infinities
+    for op in ("min", "max", "argmin", "argmax"):
+        got = wgprim.reduce(x, op).numpy()
+        assert got.tobytes() == np.asarray(getattr(np, op)(x)).astype(got.dtype).tobytes(), op
+    x[[123, 4567]] = np.nan
+    assert np.isnan(wgprim.min(x).item()) and np.isnan(wgprim.max(x).item())
+    assert wgprim.argmin(x).item() == wgprim.argmax(x).item() == 123
+
+
+def test_float64_arithmetic_is_refused_naming_the_alternatives():
+    x = np.ones(10)
+    for call in (wgprim.sum, wgprim.prod, wgprim.cumsum, lambda x: wgprim.sum(x.reshape(2, 5), axis=1),
+                 lambda x: wgprim.scan(x, "prod"), lambda x: wgprim.reduce(x, "sum", keepdims=True),
+                 lambda x: wgprim.ReducePlan(x.size, np.float64), lambda x: wgprim.ScanPlan(x.size, np.float64)):
+        with pytest.raises(TypeError, match=r"no float64 type.*astype\(np\.float32\).*or numpy"):
+            call(x)
+    with pytest.raises(TypeError, match="bitwise_or takes"):
+        wgprim.reduce(x, "bitwise_or")
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.float64])
+def test_custom_monoid_on_64_bit_dtypes_names_the_operators_that_work(dtype):
+    with pytest.raises(TypeError, match="built-in operators sum, prod, min, max" if dtype != np.float64
+                       else "built-in operators min, max"):
+        wgprim.reduce(np.ones(5, dtype), wgprim.Monoid("max(a, b)", identity=0))
+
+
+@pytest.mark.parametrize("dtype", INT64 + [np.float64])
+def test_64_bit_empty_input(dtype):
+    x = np.zeros(0, dtype)
+    if dtype != np.float64:
+        assert wgprim.sum(x).item() == 0 and wgprim.sum(x).dtype == dtype
+        assert wgprim.prod(x).item() == 1
+        assert wgprim.reduce(x, "bitwise_and").item() == np.bitwise_and.reduce(x)  # all ones
+    for f in (wgprim.min, wgprim.max, wgprim.argmin, wgprim.argmax):
+        with pytest.raises(ValueError):
+            f(x)
+
+
+def test_64_bit_chunked_input_larger_than_one_binding(rng):
+    x = random_values(rng, 50_001, np.int64)
+    with binding_limit(16384 * 2):  # two tiles of 2048 int64 per binding: 13 chunks
+        assert wgprim.sum(x).item() == x.sum(dtype=np.int64)
+        assert wgprim.argmin(x).item() == x.argmin()
+        assert wgprim.max(x).item() == x.max()
+        y = random_values(rng, 50_001, np.float64)
+        assert wgprim.argmax(y).item() == y.argmax() and wgprim.min(y).item() == y.min()
+
+
+def test_64_bit_intermediate_levels(rng, monkeypatch):
+    from wgprim.ops import reduce as reduce_ops
+
+    monkeypatch.setattr(reduce_ops, "FINAL_MAX", 3)  # 10 partials -> 5 -> 3 -> the result
+    monkeypatch.setattr(reduce_ops, "PARTIALS_PER_GROUP", 2)
+    x = random_values(rng, 2048 * 9 + 7, np.uint64)
+    for op in ("sum", "argmin", "max", "bitwise_xor"):
+        assert_reduce(x, op, wgprim.reduce(x, op).item())
+
+
+def test_64_bit_plan(rng):
+    plan = ReducePlan(5000, np.int64, "sum")
+    for _ in range(2):
+        x = random_values(rng, 5000, np.int64)
+        assert plan(x).item() == x.sum(dtype=np.int64)
+
+
+def test_min_max_method_atomic_refuses_64_bit_naming_the_tree():
+    for dtype in (np.int64, np.uint64, np.float64):
+        with pytest.raises(TypeError, match="method='tree'"):
+            wgprim.min(np.ones(5, dtype), method="atomic")
+    assert wgprim.max(np.arange(5, dtype=np.int64), method="tree").item() == 4
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=5000),
+       st.sampled_from(["sum", "prod", "min", "max", "argmin", "argmax", "bitwise_or", "bitwise_xor"]),
+       st.booleans())
+def test_hypothesis_64_bit_integers(values, op, unsigned):
+    x = np.array(values, np.int64)
+    x = x.view(np.uint64) if unsigned else x
+    assert_reduce(x, op, wgprim.reduce(x, op).item())

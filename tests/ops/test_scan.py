@@ -115,7 +115,7 @@ def test_empty_and_multidimensional(rng):
 
 def test_errors():
     with pytest.raises(TypeError):
-        wgprim.cumsum(np.zeros(3, np.int64))
+        wgprim.cumsum(np.zeros(3, np.int8))
     with pytest.raises(ValueError):
         wgprim.scan(np.zeros(3, np.float32), "argmin")
     with pytest.raises(TypeError):
@@ -173,3 +173,139 @@ def test_plan_refuses_its_own_result_as_input():
     r = plan(np.arange(100, dtype=np.uint32))
     with pytest.raises(ValueError, match="must not be an input"):
         plan(r)
+
+
+# -- 64-bit dtypes ------------------------------------------------------------------------
+INT64 = [np.int64, np.uint64]
+
+
+@pytest.mark.parametrize("dtype", INT64)
+@pytest.mark.parametrize("n", [1, 2, 5, 2047, 2048, 2049, 4097, 65537])
+def test_64_bit_cumsum_awkward_sizes(n, dtype, rng, lanes_path):
+    x = random_values(rng, n, dtype)  # the whole range: every sum wraps modulo 2^64
+    got = wgprim.cumsum(x).numpy()
+    assert got.dtype == dtype
+    assert_scan(x, "sum", False, got)
+
+
+@pytest.mark.parametrize("dtype", INT64)
+@pytest.mark.parametrize("method", ["single-pass", "reduce-then-scan"])
+@pytest.mark.parametrize("exclusive", [False, True])
+def test_64_bit_every_integer_operator(dtype, method, exclusive, rng):
+    for op in UFUNC:
+        x = informative(rng, 2048 * 3 + 77, dtype, op)
+        assert_scan(x, op, exclusive, wgprim.scan(x, op, exclusive=exclusive, method=method).numpy())
+
+
+def test_64_bit_extremes_and_carries(rng):
+    for dtype in INT64:
+        info = np.iinfo(dtype)
+        x = np.array([info.max, info.min, 1, 0xFFFFFFFF, 2**32, info.max - 1] * 1000, dtype)
+        rng.shuffle(x)
+        for op in ("sum", "prod", "min", "max"):
+            assert_scan(x, op, False, wgprim.scan(x, op).numpy())
+        empty = wgprim.scan(np.zeros(0, dtype), "prod", exclusive=True).numpy()
+        assert empty.shape == (0,) and empty.dtype == dtype
+
+
+def test_64_bit_three_levels(rng):
+    # 2048^2 + 3 int64: the tile totals (2049) take a second level, theirs a third.
+    x = rng.integers(-3, 4, 2048 * 2048 + 3)
+    np.testing.assert_array_equal(wgprim.scan(x, method="reduce-then-scan").numpy(), np.cumsum(x))
+
+
+def test_64_bit_chunked_input_larger_than_one_binding(rng):
+    x = random_values(rng, 70_001, np.int64)
+    with binding_limit(16384 * 4):  # four reduce-then-scan tiles, two single-pass tiles per binding
+        for method in ("single-pass", "reduce-then-scan"):
+            for exclusive in (False, True):
+                assert_scan(x, "sum", exclusive, wgprim.scan(x, exclusive=exclusive, method=method).numpy())
+
+
+def test_float64_min_max_scans_and_refused_sums(rng):
+    x = rng.standard_normal(10_001)
+    x[[3, 5000]] = [np.nan, -0.0]
+    for op in ("min", "max"):
+        for exclusive in (False, True):
+            got = wgprim.scan(x, op, exclusive=exclusive).numpy()
+            np.testing.assert_array_equal(got.view(np.uint64), numpy_scan(x, op, exclusive).view(np.uint64))
+    for op in ("sum", "prod"):
+        with pytest.raises(TypeError, match="float64"):
+            wgprim.scan(x, op)
+
+
+def test_64_bit_plan(rng):
+    plan = ScanPlan(9000, np.uint64, "sum", exclusive=True)
+    for _ in range(2):
+        x = random_values(rng, 9000, np.uint64)
+        assert_scan(x, "sum", True, plan(x).numpy())
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(-(2**63), 2**63 - 1), max_size=9000), st.booleans(),
+       st.sampled_from(["sum", "prod", "max", "bitwise_xor"]))
+def test_hypothesis_int64(values, exclusive, op):
+    x = np.array(values, np.int64)
+    assert_scan(x, op, exclusive, wgprim.scan(x, op, exclusive=exclusive).numpy())
+
+
+# -- cumulative_sum (the array API's) -------------------------------------------------------
+def assert_cumulative(x, got, **kw):
+    want = np.cumulative_sum(x, **kw)
+    assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, want.shape, got.dtype, want.dtype)
+    if want.dtype.kind == "f":
+        ref = np.cumulative_sum(x, **{**kw, "dtype": np.float64})
+        assert np.all(np.abs(got.numpy() - ref) <= 1e-4 * np.cumulative_sum(np.abs(x), **{**kw, "dtype": np.float64}))
+    else:
+        np.testing.assert_array_equal(got.numpy(), want)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.int64, np.uint64, np.float32])
+@pytest.mark.parametrize("shape, axis", [((0,), None), ((1,), None), ((5000,), None), ((70_001,), 0),
+                                         ((3, 700), 1), ((300, 5), 0), ((2, 3, 4), -2), ((), None), ((4, 0), 1),
+                                         ((4, 0), 0)])
+def test_cumulative_sum_matches_numpy(dtype, shape, axis, rng):
+    x = random_values(rng, int(np.prod(shape)), dtype).reshape(shape)
+    for include_initial in (False, True):
+        assert_cumulative(x, wgprim.cumulative_sum(x, axis=axis, include_initial=include_initial),
+                          axis=axis, include_initial=include_initial)
+
+
+def test_cumulative_sum_sums_32_bit_integers_in_64_bits_unless_told():
+    x = np.array([2**31 - 1, 7, -2**31, -5, 2**31 - 1] * 1000, np.int32)  # past 2^31 either way
+    for dtype in (None, np.int32, np.uint32, np.int64, np.uint64):
+        assert_cumulative(x, wgprim.cumulative_sum(x, dtype=dtype), dtype=dtype)
+    u = np.full(5000, 2**32 - 1, np.uint32)
+    for dtype in (None, np.int64, np.int32):
+        assert_cumulative(u, wgprim.cumulative_sum(u, dtype=dtype, include_initial=True), dtype=dtype,
+                          include_initial=True)
+    assert_cumulative(x.astype(np.int64), wgprim.cumulative_sum(x.astype(np.int64), dtype=np.uint64), dtype=np.uint64)
+
+
+def test_cumulative_sum_chunked(rng):
+    x = random_values(rng, 70_001, np.int32)
+    with binding_limit(16384 * 4):
+        assert_cumulative(x, wgprim.cumulative_sum(x))  # widened and scanned one binding at a time
+        with pytest.raises(ValueError, match="one storage binding"):
+            wgprim.cumulative_sum(x, include_initial=True)
+
+
+def test_cumulative_sum_refuses_what_it_cannot_do():
+    x = np.arange(6, dtype=np.int32).reshape(2, 3)
+    with pytest.raises(ValueError, match="axis"):
+        wgprim.cumulative_sum(x)
+    for dtype in (np.float32, np.int8, np.float64, "nonsense"):
+        with pytest.raises(TypeError, match="dtype=None or one of int32, uint32"):
+            wgprim.cumulative_sum(x, axis=1, dtype=dtype)
+    with pytest.raises(TypeError, match="int64, not"):  # no narrowing
+        wgprim.cumulative_sum(x.astype(np.int64), axis=1, dtype=np.int32)
+    with pytest.raises(TypeError, match="float64"):
+        wgprim.cumulative_sum(np.ones(3))
+    with pytest.raises(TypeError, match="include_initial"):
+        wgprim.cumulative_sum(np.ones(3, np.float32), include_initial="yes")
+    with pytest.raises(np.exceptions.AxisError):
+        wgprim.cumulative_sum(np.ones(3, np.float32), axis=1)
+    if wgprim.get_device().has_f16:
+        h = np.ones(5, np.float16)
+        np.testing.assert_array_equal(wgprim.cumulative_sum(h, include_initial=True).numpy(),
+                                      np.cumulative_sum(h, include_initial=True))

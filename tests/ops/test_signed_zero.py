@@ -2,13 +2,16 @@
 
 One rule for all of them (kernels/order_key.wgsl): -0.0 == +0.0, every NaN is one value
 above +inf, denormals are ordinary numbers (no flush to zero). Compared with numpy, and
-the two min/max methods (tree and atomics) with each other bit for bit.
+the two min/max methods (tree and atomics) with each other bit for bit. min and max return
+one of the input's values bit for bit: where numpy's choice depends on its SIMD loops (±0,
+several NaNs), the one `host_min_max` names (-0.0 for min, +0.0 for max; NaNs by payload).
 """
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import wgprim
-from wgprim.ops.order_key import host_keys, host_values
+from wgprim.ops.order_key import host_keys, host_min_max, host_values
 
 NAN_BITS = [0x7FC00000, 0xFFC00000, 0x7F800001, 0xFF800001, 0x7FBFFFFF, 0xFFFFFFFF, 0x7FC0BEEF]
 DENORMALS = [1e-45, -1e-45, 3e-42, -3e-42, 1.1754942e-38, -1.1754942e-38, 1.17549435e-38]
@@ -38,13 +41,30 @@ ZEROS = [np.float32([0.0, -0.0] * 3000), np.float32([-0.0, 0.0] * 3000), np.floa
 
 @pytest.mark.parametrize("x", ZEROS, ids=["+-", "-+", "-----+", "-", "many-"])
 def test_min_max_of_zeros_agree(x):
+    both = np.any(bits(x) == 0) and np.any(bits(x) == 0x80000000)
     for op in ("min", "max"):
         tree = getattr(wgprim, op)(x).item()
         atomic = getattr(wgprim, op)(x, method="atomic").item()
         assert tree == getattr(x, op)()  # numpy's value (its sign depends on its SIMD order)
-        assert bits(tree) == bits(atomic) == 0  # one rule: a zero extreme comes back as +0.0
+        # one rule: min -0.0 and max +0.0 when both are there, else the one there is
+        want = (0x80000000 if op == "min" else 0) if both else bits(x[0])
+        assert bits(tree) == bits(atomic) == want
+        got_axis = getattr(wgprim, op)(x.reshape(1, -1), axis=1).numpy()
+        assert bits(got_axis) == want
     assert wgprim.argmin(x).item() == np.argmin(x) == 0
     assert wgprim.argmax(x).item() == np.argmax(x) == 0
+
+
+def test_min_max_of_only_negative_zeros_is_negative_zero_as_numpy():
+    for dtype, word in ((np.float32, np.uint32), (np.float64, np.uint64), (np.float16, np.uint16)):
+        if dtype == np.float16 and not wgprim.get_device().has_f16:
+            continue
+        x = np.full(5000, -0.0, dtype)
+        for op in ("min", "max"):
+            methods = ("tree", "atomic") if dtype == np.float32 else ("tree",)
+            for method in methods:
+                got = getattr(wgprim, op)(x, method=method).numpy()
+                assert got.view(word) == getattr(x, op)().view(word) == x[0].view(word)
 
 
 def test_min_max_of_denormals_and_zeros():
@@ -65,7 +85,10 @@ def test_every_nan_payload_propagates(payload, where):
     x[where + 1 if where < 9999 else 0] = np.uint32(NAN_BITS[0]).view(np.float32)  # a second NaN
     first = int(np.flatnonzero(np.isnan(x))[0])
     for method in ("tree", "atomic"):
-        assert np.isnan(wgprim.min(x, method=method).item()) and np.isnan(wgprim.max(x, method=method).item())
+        for op in ("min", "max"):
+            got = getattr(wgprim, op)(x, method=method).numpy()
+            assert bits(got) == bits(host_min_max(x, op))  # the NaN the rule names: one of the two
+            assert bits(got) in (payload, NAN_BITS[0])
     assert wgprim.argmin(x).item() == np.argmin(x) == first
     assert wgprim.argmax(x).item() == np.argmax(x) == first
 
@@ -76,8 +99,9 @@ def test_reductions_and_scans_of_awkward_floats(n):
     for op in ("min", "max"):
         want = getattr(np, op)(x)
         for method in ("tree", "atomic"):
-            got = getattr(wgprim, op)(x, method=method).item()
+            got = getattr(wgprim, op)(x, method=method).numpy()
             assert (np.isnan(got) and np.isnan(want)) or got == want, (op, method, got, want)
+            assert bits(got) == bits(host_min_max(x, op)), (op, method)  # one of x's values
         acc = getattr(np, "minimum" if op == "min" else "maximum").accumulate(x)
         np.testing.assert_array_equal(wgprim.scan(x, op).numpy(), acc)  # NaN where numpy has NaN, ±0 equal
     assert wgprim.argmin(x).item() == np.argmin(x)
@@ -152,6 +176,60 @@ def test_host_keys_round_trip_and_rules():
         np.testing.assert_array_equal(host_values(host_keys(v), dt), v)
 
 
+F64_NANS = [0x7FF8000000000000, 0xFFF8000000000000, 0x7FF0000000000001, 0xFFF0000000000001,
+            0x7FFFFFFFFFFFFFFF, 0xFFFFFFFFFFFFFFFF, 0x7FF80000DEADBEEF]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.floats(allow_nan=False, width=32) | st.sampled_from([0.0, -0.0]) |
+                st.sampled_from(NAN_BITS).map(lambda b: float(np.uint32(b).view(np.float32))),
+                min_size=1, max_size=3000))
+def test_hypothesis_min_max_return_input_bits_float32(values):
+    x = np.array(values, np.float32)
+    if np.isnan(x).any():  # float(...) of a NaN loses its payload: put the payloads back
+        x[np.isnan(x)] = np.resize(nans(), int(np.isnan(x).sum()))
+    for op in ("min", "max"):
+        want = bits(host_min_max(x, op))
+        assert want in bits(x)
+        for method in ("tree", "atomic"):
+            assert bits(getattr(wgprim, op)(x, method=method).numpy()) == want, (op, method)
+    assert wgprim.argmin(x).item() == np.argmin(x) and wgprim.argmax(x).item() == np.argmax(x)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.floats(allow_nan=False) | st.sampled_from([0.0, -0.0, 5e-324, -5e-324, 2.2e-308]),
+                min_size=1, max_size=3000),
+       st.lists(st.sampled_from(F64_NANS), max_size=4))
+def test_hypothesis_min_max_return_input_bits_float64(values, payloads):
+    # ±0, denormals, infinities and NaNs of several payloads, anywhere
+    x = np.concatenate([np.array(values, np.float64), np.array(payloads, np.uint64).view(np.float64)])
+    x = np.random.default_rng(len(values)).permutation(x)
+    for op in ("min", "max"):
+        got = getattr(wgprim, op)(x).numpy().view(np.uint64)
+        assert got == host_min_max(x, op).view(np.uint64) and got in x.view(np.uint64), op
+    for op in ("argmin", "argmax"):
+        assert getattr(wgprim, op)(x).item() == getattr(np, op)(x)
+
+
+def test_the_nan_that_min_and_max_return():
+    # Several NaNs: min the positive one with the smallest payload (else the negative one
+    # with the largest), max the negative one with the smallest payload (else the positive
+    # one with the largest), whatever their positions.
+    for picks, want_min, want_max in (([0x7FC00005, 0x7F800001, 0xFFC00000], 0x7F800001, 0xFFC00000),
+                                      ([0xFFC00000, 0xFFFFFFFF], 0xFFFFFFFF, 0xFFC00000),
+                                      ([0x7FC00000, 0x7FC0BEEF], 0x7FC00000, 0x7FC0BEEF)):
+        for order in (picks, picks[::-1]):
+            x = np.linspace(-1, 1, 9000).astype(np.float32)
+            x[[100, 4000, 8999][: len(order)]] = np.array(order, np.uint32).view(np.float32)
+            for method in ("tree", "atomic"):
+                assert bits(wgprim.min(x, method=method).numpy()) == want_min
+                assert bits(wgprim.max(x, method=method).numpy()) == want_max
+    y = np.ones(5000)
+    y[[3, 70]] = np.array([0x7FF0000000000001, 0xFFF8000000000000], np.uint64).view(np.float64)
+    assert wgprim.min(y).numpy().view(np.uint64) == 0x7FF0000000000001
+    assert wgprim.max(y).numpy().view(np.uint64) == 0xFFF8000000000000
+
+
 def test_float16_reductions(device):
     if not device.has_f16:
         pytest.skip("adapter has no shader-f16")
@@ -160,3 +238,13 @@ def test_float16_reductions(device):
     assert wgprim.argmin(x).item() == np.argmin(x) and wgprim.argmax(x).item() == np.argmax(x)
     y = np.float16([1.0, np.nan, -np.nan, 2.0])
     assert np.isnan(wgprim.min(y).item()) and wgprim.argmax(y).item() == 1
+    # the input's own bits: ±0 by the rule; a NaN payload survives, though the comparison
+    # goes through f32 (the values are accumulated, not their keys)
+    z = np.float16([0.0, -0.0, 1.0, -0.0])
+    assert wgprim.min(z).numpy().view(np.uint16) == 0x8000 and wgprim.max(-z).numpy().view(np.uint16) == 0
+    for payload in (0x7C01, 0xFC01, 0x7E05, 0xFFFF):
+        w = np.float16([1.0, 0.0, 2.0] * 3000)
+        w[4321] = np.uint16(payload).view(np.float16)
+        for op in ("min", "max"):
+            assert getattr(wgprim, op)(w).numpy().view(np.uint16) == payload
+            assert getattr(wgprim, op)(w.reshape(3, -1), axis=1).numpy().view(np.uint16)[1] == payload

@@ -29,10 +29,11 @@ def reduce(x, op="sum", axis=None, *, keepdims: bool = False) -> Array:
     """Reduce every element of `x` with `op`: a built-in name (sum, prod, min, max, argmin,
     argmax, bitwise_and, bitwise_or, bitwise_xor) or a `wgprim.Monoid`. Returns a 0-d Array;
     `.item()` gives the Python scalar. `axis=` (int) reduces along one axis, `keepdims=` as
-    numpy (ops/axis.py)."""
+    numpy (ops/axis.py). Integer sums and products wrap modulo 2^32 (2^64 for int64 and
+    uint64); float64 takes min, max, argmin and argmax (operators.FLOAT64_ARITHMETIC)."""
     if check_flag("keepdims", keepdims) or axis is not None:
         return reduce_entry(x, op, axis, keepdims)
-    arr = as_input(x, operators.NUMERIC)
+    arr = as_input(x, operators.REDUCIBLE)
     name, _ = operators.resolve(op, arr.dtype)
     if arr.size == 0:
         return _empty_result(op, arr.dtype, name)
@@ -50,7 +51,7 @@ class ReducePlan:
 
     def __init__(self, n: int, dtype, op="sum"):
         device = get_device()
-        self.dtype = check_dtype(dtype, device, operators.NUMERIC)
+        self.dtype = check_dtype(dtype, device, operators.REDUCIBLE)
         self.n, self.op = check_count("n", n), op
         self.name, _ = operators.resolve(op, self.dtype)
         if self.n <= 0:
@@ -67,7 +68,7 @@ class ReducePlan:
         reduce_recorder(program.device, self.n, self.dtype, self.op).record(program, x, out)
 
     def __call__(self, x, out: Array | None = None, profile: bool = False):
-        arr = as_input(x, operators.NUMERIC)
+        arr = as_input(x, operators.REDUCIBLE)
         if arr.size != self.n or arr.dtype != self.dtype:
             raise ValueError(f"plan is for {self.n} elements of {self.dtype}, got {arr.size} of {arr.dtype}")
         out = check_out(self.result if out is None else out, (), operators.result_dtype(self.op, self.dtype), (arr,))
@@ -99,13 +100,17 @@ def _min_max(x, op: str, method: str, axis=None, keepdims: bool = False) -> Arra
 
 
 def min(x, axis=None, *, keepdims: bool = False, method: str = "tree", **numpy_kw) -> Array:
-    """Smallest element (NaN if any). `method="atomic"`: u32/i32/f32 through global atomics."""
+    """Smallest element (NaN if any), one of x's values bit for bit: of -0.0 and +0.0 the
+    -0.0, of several NaNs the one kernels/order_key.wgsl names. `method="atomic"`:
+    u32/i32/f32 through global atomics (the same bits); 64-bit dtypes take the tree."""
     numpy_options.refuse("min", numpy_kw, numpy_options.REDUCTION)
     return _min_max(x, "min", method, axis, keepdims)
 
 
 def max(x, axis=None, *, keepdims: bool = False, method: str = "tree", **numpy_kw) -> Array:
-    """Largest element (NaN if any). `method="atomic"`: u32/i32/f32 through global atomics."""
+    """Largest element (NaN if any), one of x's values bit for bit: of -0.0 and +0.0 the
+    +0.0, of several NaNs the one kernels/order_key.wgsl names. `method="atomic"`:
+    u32/i32/f32 through global atomics (the same bits); 64-bit dtypes take the tree."""
     numpy_options.refuse("max", numpy_kw, numpy_options.REDUCTION)
     return _min_max(x, "max", method, axis, keepdims)
 
@@ -151,7 +156,7 @@ def reduce_axis(arr: Array, op, axis, keepdims: bool) -> Array:
 
 def reduce_entry(x, op, axis, keepdims: bool) -> Array:
     """The `axis=`/`keepdims=` form of wgprim.reduce and its named reductions."""
-    arr = as_input(x, operators.NUMERIC)
+    arr = as_input(x, operators.REDUCIBLE)
     if axis is None:  # every element, with keepdims: a (1, 1, ...) result as numpy
         flat = reduce(arr, op)
         return flat.reshape((1,) * arr.ndim) if keepdims else flat

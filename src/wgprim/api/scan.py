@@ -1,6 +1,7 @@
-"""The scans' front doors: scan (flattened, or along one axis), cumsum and ScanPlan. The
-building blocks they look up: ScanRecorder (ops/scan.py, reduce-then-scan), the single
-pass (ops/chained_scan.py, which states the default rule) and AxisScanner (ops/axis.py).
+"""The scans' front doors: scan (flattened, or along one axis), cumsum, cumulative_sum
+(the array API's) and ScanPlan. The building blocks they look up: ScanRecorder
+(ops/scan.py, reduce-then-scan), the single pass (ops/chained_scan.py, which states the
+default rule), AxisScanner (ops/axis.py) and the widening of 32-bit integers (ops/widen.py).
 """
 from __future__ import annotations
 
@@ -8,27 +9,29 @@ import builtins
 
 import numpy as np
 
-from wgprim.array import Array, check_dtype, empty
+from wgprim.array import Array, asarray, check_dtype, empty
 from wgprim.device import get_device
 from wgprim.ops import numpy_options, operators
 from wgprim.ops.axis import _check_binding, axis_scanner, normalize_axis, split_shape
 from wgprim.ops.chained_scan import choose_method
-from wgprim.ops.common import as_input, check_count, check_out
+from wgprim.ops.common import as_input, check_count, check_flag, check_out
 from wgprim.ops.scan import scan_recorder
+from wgprim.ops.widen import record_widen
 from wgprim.program import Plan, Program, run_recorded
 
 
 def scan(x, op="sum", exclusive: bool = False, method: str | None = None, *, axis=None) -> Array:
     """Inclusive (or exclusive) scan of the flattened `x` with `op`: sum, prod, min, max,
-    bitwise_and, bitwise_or, bitwise_xor, or a `wgprim.Monoid`. Returns a 1-D Array.
-    `method`: "single-pass" (one pass over memory, 32-bit types) or "reduce-then-scan";
+    bitwise_and, bitwise_or, bitwise_xor, or a `wgprim.Monoid` (not on 64-bit dtypes).
+    Returns a 1-D Array. float64 takes min and max. `method`: "single-pass" (one pass over
+    memory, 32- and 64-bit types) or "reduce-then-scan";
     None picks per size and dtype (ops/chained_scan.py, choose_method).
     `axis=` (int): scan along that axis, result of x's shape (ops/axis.py)."""
     if not isinstance(exclusive, (bool, np.bool_)):
         raise TypeError(f"exclusive must be True or False, not {exclusive!r}")
     if axis is not None:
         return scan_entry(x, op, axis, exclusive)
-    arr = as_input(x, operators.NUMERIC)
+    arr = as_input(x, operators.REDUCIBLE)
     out = empty((arr.size,), arr.dtype, arr.device)
     if arr.size == 0:
         operators.resolve(op, arr.dtype, for_scan=True)
@@ -41,8 +44,10 @@ def scan(x, op="sum", exclusive: bool = False, method: str | None = None, *, axi
 
 
 def cumsum(x, axis=None, **numpy_kw) -> Array:
-    """Inclusive prefix sum of the flattened `x` (same dtype; integers wrap modulo 2^32),
-    or along `axis`."""
+    """Inclusive prefix sum of the flattened `x`, or along `axis`, in x's dtype: integers
+    wrap modulo 2^32 (64-bit ones modulo 2^64), where numpy's cumsum sums int32 and uint32 in
+    64 bits (`cumulative_sum` does too). float64 raises TypeError (no float64 arithmetic in
+    WGSL: operators.FLOAT64_ARITHMETIC)."""
     numpy_options.refuse("cumsum", numpy_kw, numpy_options.SCAN)
     return scan(x, "sum", axis=axis)
 
@@ -57,7 +62,7 @@ class ScanPlan:
         if not isinstance(exclusive, (bool, np.bool_)):
             raise TypeError(f"exclusive must be True or False, not {exclusive!r}")
         device = get_device()
-        self.dtype = check_dtype(dtype, device, operators.NUMERIC)
+        self.dtype = check_dtype(dtype, device, operators.REDUCIBLE)
         self.n, self.exclusive = check_count("n", n), bool(exclusive)
         if self.n <= 0:
             raise ValueError("a scan plan needs n > 0")
@@ -73,7 +78,7 @@ class ScanPlan:
         self._recorder.record(program, x, out, self.exclusive)
 
     def __call__(self, x, out: Array | None = None, profile: bool = False):
-        arr = as_input(x, operators.NUMERIC)
+        arr = as_input(x, operators.REDUCIBLE)
         if arr.size != self.n or arr.dtype != self.dtype:
             raise ValueError(f"plan is for {self.n} elements of {self.dtype}, got {arr.size} of {arr.dtype}")
         out = check_out(self.result if out is None else out, (self.n,), self.dtype, (arr,))
@@ -100,4 +105,78 @@ def scan_axis(arr: Array, op, axis, exclusive: bool) -> Array:
 
 def scan_entry(x, op, axis, exclusive: bool) -> Array:
     """The `axis=` form of wgprim.scan and cumsum."""
-    return scan_axis(as_input(x, operators.NUMERIC), op, axis, bool(exclusive))
+    return scan_axis(as_input(x, operators.REDUCIBLE), op, axis, bool(exclusive))
+
+
+# numpy's accumulation dtype when none is given: 32-bit integers sum in 64 bits.
+_DEFAULT_SUM_DTYPE = {operators.I32: operators.I64, operators.U32: operators.U64}
+
+
+def _cumulative_dtype(dt: np.dtype, dtype) -> np.dtype:
+    """The result dtype of cumulative_sum of dt with dtype=`dtype`: None gives numpy's
+    default; otherwise dt itself, the integer of dt's width and the other signedness (the
+    same bits), or a 64-bit integer from a 32-bit one (widened first, as numpy casts)."""
+    if dtype is None:
+        return _DEFAULT_SUM_DTYPE.get(dt, dt)
+    allowed = [dt]
+    if dt.kind in "iu":
+        allowed += [d for d in operators.INTEGER + operators.INTEGER64 if d.itemsize in (dt.itemsize, 8) and d != dt]
+    try:
+        wanted = np.dtype(dtype)
+    except TypeError:
+        wanted = None
+    if wanted not in allowed:
+        raise TypeError(f"cumulative_sum of {dt} takes dtype=None or one of {', '.join(str(d) for d in allowed)}, "
+                        f"not {dtype!r}: wgprim widens integers to 64 bits but does not convert between "
+                        "integers and floats or narrow them (convert the input first)")
+    return wanted
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial: bool = False) -> Array:
+    """The array API's cumulative sum (numpy 2's `np.cumulative_sum`): the inclusive prefix
+    sum along `axis` (optional for 0-d and 1-D input, required beyond), of x's shape, or one
+    longer along `axis` with `include_initial=True` (0 first). The sum is in `dtype`: None
+    is numpy's default (int32 and uint32 sum in int64 and uint64, other dtypes in their
+    own), which wraps modulo 2^64 (modulo 2^32 for a 32-bit dtype= given). float64 raises
+    TypeError (no float64 arithmetic in WGSL: operators.FLOAT64_ARITHMETIC); see
+    `_cumulative_dtype` for the dtype= values taken."""
+    include_initial = check_flag("include_initial", include_initial)
+    arr = as_input(x, operators.REDUCIBLE)
+    if arr.ndim > 1 and axis is None:
+        raise ValueError("For arrays which have more than one dimension ``axis`` argument is required.")
+    rdt = _cumulative_dtype(arr.dtype, dtype)
+    operators.resolve("sum", rdt, for_scan=True)  # float64: TypeError
+    shape = arr.shape if arr.ndim else (1,)
+    ax = normalize_axis(0 if axis is None else axis, len(shape))
+    outer, length, inner = split_shape(shape, ax)
+    out_shape = shape[:ax] + (length + int(include_initial),) + shape[ax + 1:]
+    if arr.size == 0:
+        return asarray(np.zeros(out_shape, rdt))
+    widen = rdt.itemsize > arr.itemsize
+    flat = outer == 1 and inner == 1
+    if include_initial or not flat:
+        nbytes = (arr.size + outer * inner) * rdt.itemsize
+        if nbytes > arr.device.max_binding_bytes:
+            raise ValueError(f"cumulative_sum along an axis (or with include_initial=True) needs the result in one "
+                             f"storage binding ({nbytes} bytes > {arr.device.max_binding_bytes}); "
+                             "scan slices of it, or the flattened input without include_initial")
+    out = empty(out_shape, rdt, arr.device)
+    scanner = axis_scanner(arr.device, rdt, "sum")
+    flat_scan = scan_recorder(arr.device, rdt, "sum", arr.size) if flat else None
+
+    def record(p: Program, a: Array, o: Array) -> None:
+        src = a.alias(shape, rdt)
+        if widen:
+            src = Array(p.temp(a.size * rdt.itemsize), rdt, shape, a.device)
+            record_widen(p, a.ravel(), src.ravel())
+        scanned = Array(p.temp(a.size * rdt.itemsize), rdt, shape, a.device) if include_initial else o
+        if flat:
+            flat_scan.record(p, src.ravel(), scanned.ravel(), False)
+        else:
+            scanner.record_view(p, src, scanned, outer, length, inner, False)
+        if include_initial:
+            scanner.record_initial(p, scanned, o, outer, length, inner)
+
+    run_recorded(arr.device, ("cumulative_sum", scanner, flat_scan, shape, ax, rdt, include_initial),
+                 (arr, out), record, "cumulative_sum")
+    return out

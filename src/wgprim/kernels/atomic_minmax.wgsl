@@ -1,14 +1,15 @@
 // Global min and max by atomics: one accumulate dispatch, one decode dispatch.
 //
-// Every value is mapped to its order key (kernels/order_key.wgsl), a u32 whose unsigned
-// order is the value's order, with NaN taking the winning key (key_for_min /
-// key_for_max). Each workgroup reduces its share of the keys in registers and workgroup
-// memory, then does one atomicMin and one atomicMax on the two global words. Those words
-// are read only by the next dispatch (decode), never inside the dispatch that
-// accumulates them.
+// Every value is mapped to its min key and its max key (kernels/order_key.wgsl): u32s whose
+// unsigned order is the value's order, NaN winning, one key per bit pattern, so that the
+// decoded result is an input's own bits (-0.0 and NaN payloads included; the same value as
+// the tree reduction's, whatever the order). Each workgroup reduces its share of the keys
+// in registers and workgroup memory, then does one atomicMin and one atomicMax on the two
+// global words. Those words are read only by the next dispatch (decode), never inside the
+// dispatch that accumulates them.
 //
 // The preamble (ops/atomic_minmax.py) defines `alias T` and the order keys of
-// ops/order_key.py: key_for_min, key_for_max, from_key.
+// ops/order_key.py: min_key, max_key, from_min_key, from_max_key.
 
 override WG: u32 = 256u;
 
@@ -56,16 +57,16 @@ fn minmax_accumulate(@builtin(workgroup_id) wid: vec3<u32>,
     let c = src[v + 2u * stride];
     let d = src[v + 3u * stride];
     for (var k = 0u; k < 4u; k++) {
-      lo = min(lo, min(min(key_for_min(a[k]), key_for_min(b[k])), min(key_for_min(c[k]), key_for_min(d[k]))));
-      hi = max(hi, max(max(key_for_max(a[k]), key_for_max(b[k])), max(key_for_max(c[k]), key_for_max(d[k]))));
+      lo = min(lo, min(min(min_key(a[k]), min_key(b[k])), min(min_key(c[k]), min_key(d[k]))));
+      hi = max(hi, max(max(max_key(a[k]), max_key(b[k])), max(max_key(c[k]), max_key(d[k]))));
     }
   }
   for (; v < nvec; v += stride) {
     let a = src[v];
     for (var k = 0u; k < 4u; k++) {
       if (v * 4u + k < n) {
-        lo = min(lo, key_for_min(a[k]));
-        hi = max(hi, key_for_max(a[k]));
+        lo = min(lo, min_key(a[k]));
+        hi = max(hi, max_key(a[k]));
       }
     }
   }
@@ -81,8 +82,8 @@ fn minmax_accumulate(@builtin(workgroup_id) wid: vec3<u32>,
 // The next dispatch: the accumulated keys are complete; turn them back into values.
 @compute @workgroup_size(1)
 fn minmax_decode() {
-  let lo = from_key(keys_in[0]);
-  let hi = from_key(keys_in[1]);
+  let lo = from_min_key(keys_in[0]);
+  let hi = from_max_key(keys_in[1]);
   if (params.swap == 1u) {
     result[0] = hi;
     result[1] = lo;

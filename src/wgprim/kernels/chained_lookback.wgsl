@@ -9,19 +9,23 @@
 // a bounded number of rounds whatever the scheduler does (one workgroup at a time, any order).
 //
 // Atomics do not order other memory, so every value travels inside the atomic words that
-// carry its state: a 32-bit value is two 16-bit halves, each in its own atomic<u32> with a
-// READY bit (bit 16). A tile has four words: aggregate low/high, inclusive low/high. A word
-// changes at most once per run, from 0 to READY | half (the states are zeroed by a dispatch
-// before this one), and only ever to the halves of one value: the owner alone writes the
+// carry its state: each 32-bit word of a value is two 16-bit halves, each in its own
+// atomic<u32> with a READY bit (bit 16). A value of CHAIN_WORDS words (1, or 2 for 64-bit
+// values) takes 2 * CHAIN_WORDS state words; a tile has STATE_WORDS: the aggregate's
+// halves, low first, then the inclusive value's. A word changes at most once per run, from
+// 0 to READY | half (the states are zeroed by a dispatch before this one), and only ever
+// to the halves of one value: the owner alone writes the
 // inclusive words; the aggregate words are written by the owner and, when PUBLISH_FALLBACK
 // is on (integer operators and min/max, where every workgroup's reduction of a tile is the
 // same bits), by workgroups that fell back on that tile, with those same bits. A reader that
-// sees both halves READY therefore holds both halves of one value.
+// sees every half READY therefore holds every half of one value.
 //
 // One of chained_window_subgroup.wgsl / chained_window_barrier.wgsl defines
 // lookback_windows(), the reading of predecessors' states a window at a time.
 //
-// The including kernel defines: `alias ChainT` (the value type, 32 bits), chain_identity(),
+// The preamble (ops/chained_scan.lookback_preamble) defines CHAIN_WORDS, chain_bits(v) (the
+// value's words in a vec2<u32>, the second unused for one word) and chain_from_bits.
+// The including kernel defines: `alias ChainT` (the value type, 32 or 64 bits), chain_identity(),
 // chain_combine(a, b) (associative, kept in order), `Invocation` (with `index`), `WG`, and
 // chain_reduce_tile(inv, tile) -> ChainT, the in-order combination of tile `tile`'s input,
 // called by the whole workgroup in uniform control flow.
@@ -43,9 +47,10 @@ const NOT_READY: u32 = 0u;
 const AGGREGATE: u32 = 1u;
 const INCLUSIVE: u32 = 2u;
 const LOOKBACK_DONE: u32 = 0xffffffffu;
+const STATE_WORDS: u32 = 4u * CHAIN_WORDS;  // per tile: aggregate and inclusive, two halves a word
 
 struct Chain {
-  tile_base: u32,  // state index of this dispatch's tile 0 (4 words per tile)
+  tile_base: u32,  // state index of this dispatch's tile 0 (STATE_WORDS words per tile)
   has_carry: u32,  // 1: chunk_carry[carry_in] combines everything before this dispatch
   carry_in: u32,
   carry_out: u32,  // the last tile writes its inclusive value to chunk_carry[carry_out]
@@ -68,13 +73,16 @@ fn faulty(tile: u32) -> bool {
   return FAULT_MODE != 0u && (chain.tile_base + tile) % FAULT_EVERY == FAULT_PHASE;
 }
 
-// Both halves of `value`, each with its READY bit, into the aggregate (kind 0) or
+// Every half of `value`, each with its READY bit, into the aggregate (kind 0) or
 // inclusive (kind 1) words of `tile`.
 fn publish(tile: u32, kind: u32, value: ChainT) {
-  let bits = bitcast<u32>(value);
-  let w = (chain.tile_base + tile) * 4u + kind * 2u;
-  atomicStore(&tile_states[w], STATE_READY | (bits & 0xffffu));
-  atomicStore(&tile_states[w + 1u], STATE_READY | (bits >> 16u));
+  let bits = chain_bits(value);
+  let w = (chain.tile_base + tile) * STATE_WORDS + kind * 2u * CHAIN_WORDS;
+  // unroll
+  for (var k = 0u; k < CHAIN_WORDS; k++) {
+    atomicStore(&tile_states[w + 2u * k], STATE_READY | (bits[k] & 0xffffu));
+    atomicStore(&tile_states[w + 2u * k + 1u], STATE_READY | (bits[k] >> 16u));
+  }
 }
 
 struct TileState {
@@ -82,19 +90,30 @@ struct TileState {
   value: ChainT,
 }
 
-// The state of `tile`: its inclusive value if both halves are there, else its aggregate
-// if both halves are there, else NOT READY.
+// The state of `tile`: its inclusive value if every half is there, else its aggregate
+// if every half is there, else NOT READY.
 fn read_state(tile: u32) -> TileState {
-  let w = (chain.tile_base + tile) * 4u;
-  let inc_lo = atomicLoad(&tile_states[w + 2u]);
-  let inc_hi = atomicLoad(&tile_states[w + 3u]);
-  let agg_lo = atomicLoad(&tile_states[w]);
-  let agg_hi = atomicLoad(&tile_states[w + 1u]);
+  let w = (chain.tile_base + tile) * STATE_WORDS;
+  var inc_bits = vec2<u32>(0u);
+  var agg_bits = vec2<u32>(0u);
+  var inc_ready = STATE_READY;
+  var agg_ready = STATE_READY;
+  // unroll
+  for (var k = 0u; k < CHAIN_WORDS; k++) {
+    let inc_lo = atomicLoad(&tile_states[w + 2u * CHAIN_WORDS + 2u * k]);
+    let inc_hi = atomicLoad(&tile_states[w + 2u * CHAIN_WORDS + 2u * k + 1u]);
+    let agg_lo = atomicLoad(&tile_states[w + 2u * k]);
+    let agg_hi = atomicLoad(&tile_states[w + 2u * k + 1u]);
+    inc_ready &= inc_lo & inc_hi;
+    agg_ready &= agg_lo & agg_hi;
+    inc_bits[k] = (inc_lo & 0xffffu) | (inc_hi << 16u);
+    agg_bits[k] = (agg_lo & 0xffffu) | (agg_hi << 16u);
+  }
   // Selects, not branches: the look-back window calls this right before subgroup operations.
-  let inclusive = (inc_lo & inc_hi & STATE_READY) != 0u;
-  let aggregate = (agg_lo & agg_hi & STATE_READY) != 0u;
-  let inc = bitcast<ChainT>((inc_lo & 0xffffu) | (inc_hi << 16u));
-  let agg = bitcast<ChainT>((agg_lo & 0xffffu) | (agg_hi << 16u));
+  let inclusive = (inc_ready & STATE_READY) != 0u;
+  let aggregate = (agg_ready & STATE_READY) != 0u;
+  let inc = chain_from_bits(inc_bits);
+  let agg = chain_from_bits(agg_bits);
   let status = select(select(NOT_READY, AGGREGATE, aggregate), INCLUSIVE, inclusive);
   return TileState(status, select(select(chain_identity(), agg, aggregate), inc, inclusive));
 }
@@ -103,7 +122,7 @@ fn read_state(tile: u32) -> TileState {
 fn fault_delay(tile: u32) {
   var seen = 0u;
   for (var k = 0u; k < FAULT_DELAY; k++) {
-    seen |= atomicLoad(&tile_states[(chain.tile_base + tile) * 4u]);
+    seen |= atomicLoad(&tile_states[(chain.tile_base + tile) * STATE_WORDS]);
   }
   if (seen == 0x5a5a5a5au) {  // never true: keeps the loop from being optimized away
     atomicAdd(&chain_stats[3], 1u);

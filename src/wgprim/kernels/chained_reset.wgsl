@@ -1,11 +1,11 @@
 // Zeroes the tile states of a single-pass chained scan (chained_lookback.wgsl) before the
-// dispatch that uses them: every state word starts NOT READY. One vec4 (one tile's four
-// state words) per invocation.
+// dispatch that uses them: every state word starts NOT READY. One vec4 (four state words:
+// a tile's, or a quarter of a 64-bit scan's tile's eight) per invocation.
 
 override WG: u32 = 256u;
 
 struct Params {
-  tiles: u32,   // tiles whose states to zero
+  tiles: u32,   // vec4s of state words to zero
   groups: u32,  // workgroups with work
 }
 

@@ -3,11 +3,12 @@
 // Each step is its own dispatch: a workgroup never reads another workgroup's partial in
 // the dispatch that writes it. The preamble (ops/operators.py) defines T, A, R,
 // identity(), combine(), lift() and finish(), then the block reduce of A by combine
-// (ops/block_scan.py: block_reduce). combine must be associative and commutative:
-// invocations read interleaved vec4s for coalesced loads.
+// (ops/block_scan.py: block_reduce), and the packets (kernels/packet_vec4.wgsl: a Packet is
+// one 16-byte load of PACKET elements; packet_pairs.wgsl for 64-bit elements). combine must
+// be associative and commutative: invocations read interleaved packets for coalesced loads.
 
 override WG: u32 = 256u;
-const VECS: u32 = 4u;  // vec4 loads per invocation per tile: 16 elements in flight each
+const VECS: u32 = 4u;  // packet loads per invocation per tile: 16 (64-bit: 8) elements in flight
 
 struct Params {
   n: u32,               // elements in this chunk of the input
@@ -19,7 +20,7 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> src: array<vec4<T>>;
+@group(0) @binding(1) var<storage, read> src: array<Packet>;
 @group(0) @binding(2) var<storage, read_write> partials_out: array<A>;
 @group(0) @binding(3) var<storage, read> partials_in: array<A>;
 @group(0) @binding(4) var<storage, read_write> result: array<R>;
@@ -28,22 +29,18 @@ fn group_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 
-fn lift4(v: vec4<T>, i: u32) -> A {
-  return combine(combine(lift(v.x, i), lift(v.y, i + 1u)), combine(lift(v.z, i + 2u), lift(v.w, i + 3u)));
-}
-
-// The last vec4 may be partly past the end: lanes past n contribute the identity.
-fn lift4_tail(v: vec4<T>, i: u32, n: u32) -> A {
+// The last packet may be partly past the end: elements past n contribute the identity.
+fn packet_lift_tail(v: Packet, i: u32, n: u32) -> A {
   var acc = identity();
-  for (var k = 0u; k < 4u; k++) {
+  for (var k = 0u; k < PACKET; k++) {
     if (i + k < n) {
-      acc = combine(acc, lift(v[k], i + k));
+      acc = combine(acc, lift(packet_get(v, k), i + k));
     }
   }
   return acc;
 }
 
-// Step 1: each workgroup reduces `tiles_per_group` consecutive tiles of WG * VECS vec4s.
+// Step 1: each workgroup reduces `tiles_per_group` consecutive tiles of WG * VECS packets.
 @compute @workgroup_size(WG)
 fn reduce_tiles(@builtin(workgroup_id) wid: vec3<u32>,
                 @builtin(num_workgroups) nwg: vec3<u32>,
@@ -55,7 +52,7 @@ fn reduce_tiles(@builtin(workgroup_id) wid: vec3<u32>,
   let n = params.n;
   let tile_vecs = WG * VECS;
   let first_tile = group * params.tiles_per_group;
-  let full_tiles = n / (tile_vecs * 4u);
+  let full_tiles = n / (tile_vecs * PACKET);
   var acc = identity();
   for (var k = 0u; k < params.tiles_per_group; k++) {
     let tile = first_tile + k;
@@ -66,14 +63,15 @@ fn reduce_tiles(@builtin(workgroup_id) wid: vec3<u32>,
       let v1 = src[base + WG];
       let v2 = src[base + 2u * WG];
       let v3 = src[base + 3u * WG];
-      let i = params.first_index + base * 4u;
-      acc = combine(acc, combine(combine(lift4(v0, i), lift4(v1, i + 4u * WG)),
-                                 combine(lift4(v2, i + 8u * WG), lift4(v3, i + 12u * WG))));
+      let i = params.first_index + base * PACKET;
+      let step = PACKET * WG;
+      acc = combine(acc, combine(combine(packet_lift(v0, i), packet_lift(v1, i + step)),
+                                 combine(packet_lift(v2, i + 2u * step), packet_lift(v3, i + 3u * step))));
     } else {
       for (var j = 0u; j < VECS; j++) {
         let vi = base + j * WG;
-        if (vi * 4u < n) {
-          acc = combine(acc, lift4_tail(src[vi], params.first_index + vi * 4u, params.first_index + n));
+        if (vi * PACKET < n) {
+          acc = combine(acc, packet_lift_tail(src[vi], params.first_index + vi * PACKET, params.first_index + n));
         }
       }
     }

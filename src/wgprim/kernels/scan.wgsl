@@ -4,14 +4,16 @@
 // the same steps, recursively, when there is more than one tile of them). No workgroup
 // reads what another writes in the same dispatch: tile totals written by scan_reduce are
 // read by later dispatches only. The preamble (ops/operators.py) defines T, identity()
-// and combine(); the block scan (ops/block_scan.py, bound to that combine) defines
-// Invocation and block_exclusive_scan().
+// and combine(), and the packets (kernels/packet_vec4.wgsl: a Packet is one 16-byte load
+// of PACKET elements, 4 of 32 bits or 2 of 64); the block scan (ops/block_scan.py, bound
+// to that combine) defines Invocation and block_exclusive_scan().
 // combine must be associative, not necessarily commutative: every combination below
-// keeps the order of the elements. Each invocation owns 16 consecutive elements, read
-// and written as 4 vec4s, so the tile never goes through workgroup memory.
+// keeps the order of the elements. Each invocation owns VECS * PACKET consecutive
+// elements (16, or 8 of 64 bits), read and written as VECS packets, so the tile never goes
+// through workgroup memory.
 
 override WG: u32 = 256u;
-const VECS: u32 = 4u;  // vec4s per invocation
+const VECS: u32 = 4u;  // packets per invocation
 
 struct Params {
   n: u32,           // elements in this chunk
@@ -22,29 +24,52 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> src: array<vec4<T>>;
+@group(0) @binding(1) var<storage, read> src: array<Packet>;
 @group(0) @binding(2) var<storage, read_write> tile_totals: array<T>;
 @group(0) @binding(3) var<storage, read> tile_prefix: array<T>;
-@group(0) @binding(4) var<storage, read_write> dst: array<vec4<T>>;
+@group(0) @binding(4) var<storage, read_write> dst: array<Packet>;
 
 fn group_index(inv: Invocation) -> u32 {
   return inv.wid.x + inv.wid.y * inv.nwg.x;
 }
 
-// vec4 number i of the chunk; lanes past the end hold the identity.
-fn load_vec(i: u32) -> vec4<T> {
-  let v = src[i];
+// Packet number i of the chunk; elements past the end hold the identity.
+fn load_vec(i: u32) -> Packet {
+  var v = src[i];
   let n = params.n;
-  if (i * 4u + 4u <= n) {
+  if (i * PACKET + PACKET <= n) {
     return v;
   }
   let e = identity();
-  let k = i * 4u;
-  return vec4<T>(select(e, v.x, k < n), select(e, v.y, k + 1u < n), select(e, v.z, k + 2u < n), select(e, v.w, k + 3u < n));
+  // unroll
+  for (var k = 0u; k < PACKET; k++) {
+    packet_set(&v, k, select(e, packet_get(v, k), i * PACKET + k < n));
+  }
+  return v;
 }
 
-fn total4(v: vec4<T>) -> T {
-  return combine(combine(combine(v.x, v.y), v.z), v.w);
+// The packet's elements combined in order (lift is the identity map in a scan's preamble).
+fn total4(v: Packet) -> T {
+  return packet_lift(v, 0u);
+}
+
+// The packet scanned from `run` (everything before it): its inclusive (or exclusive)
+// values, and `run` combined with all of it.
+struct PacketScan {
+  values: Packet,
+  run: T,
+}
+
+fn scan_packet(run: T, v: Packet, exclusive: bool) -> PacketScan {
+  var out = v;
+  var r = run;
+  // unroll
+  for (var k = 0u; k < PACKET; k++) {
+    let next = combine(r, packet_get(v, k));
+    packet_set(&out, k, select(next, r, exclusive));
+    r = next;
+  }
+  return PacketScan(out, r);
 }
 
 // Dispatch 1: the total of each tile.
@@ -66,14 +91,14 @@ fn scan_reduce(inv: Invocation) {
   }
 }
 
-// This invocation's 16 consecutive elements.
-fn load_own(first: u32) -> array<vec4<T>, VECS> {
-  return array<vec4<T>, VECS>(load_vec(first), load_vec(first + 1u), load_vec(first + 2u), load_vec(first + 3u));
+// This invocation's VECS consecutive packets.
+fn load_own(first: u32) -> array<Packet, VECS> {
+  return array<Packet, VECS>(load_vec(first), load_vec(first + 1u), load_vec(first + 2u), load_vec(first + 3u));
 }
 
-// The scanned values of this invocation's 16 elements, from `run` (the combination of
+// The scanned values of this invocation's elements, from `run` (the combination of
 // everything before them).
-fn scan_own(first: u32, inv: Invocation, v: ptr<function, array<vec4<T>, VECS>>) -> T {
+fn scan_own(first: u32, inv: Invocation, v: ptr<function, array<Packet, VECS>>) -> T {
   let group = group_index(inv);
   let mine = combine(combine(total4((*v)[0]), total4((*v)[1])), combine(total4((*v)[2]), total4((*v)[3])));
   var run = block_exclusive_scan(inv, mine);
@@ -83,20 +108,16 @@ fn scan_own(first: u32, inv: Invocation, v: ptr<function, array<vec4<T>, VECS>>)
   let exclusive = params.exclusive == 1u;
   // unroll
   for (var k = 0u; k < VECS; k++) {
-    let x = (*v)[k];
-    let a = combine(run, x.x);
-    let b = combine(a, x.y);
-    let c = combine(b, x.z);
-    let d = combine(c, x.w);
-    (*v)[k] = select(vec4<T>(a, b, c, d), vec4<T>(run, a, b, c), exclusive);
-    run = d;
+    let scanned = scan_packet(run, (*v)[k], exclusive);
+    (*v)[k] = scanned.values;
+    run = scanned.run;
   }
   return run;
 }
 
 // Dispatch 3 (or the only one for a single tile): scan each tile, starting from its
 // tile's exclusive prefix (computed by the previous dispatches). Each invocation writes
-// its own 4 consecutive vec4s.
+// its own VECS consecutive packets.
 @compute @workgroup_size(WG)
 fn scan_downsweep(inv: Invocation) {
   let group = group_index(inv);
@@ -108,8 +129,8 @@ fn scan_downsweep(inv: Invocation) {
   scan_own(first, inv, &v);
   // unroll
   for (var k = 0u; k < VECS; k++) {
-    // The chunk's last vec4 may run past n into the buffer's padding (buffers are whole vec4s).
-    if ((first + k) * 4u < params.n) {
+    // The chunk's last packet may run past n into the buffer's padding (buffers are whole vec4s).
+    if ((first + k) * PACKET < params.n) {
       dst[first + k] = v[k];
     }
   }

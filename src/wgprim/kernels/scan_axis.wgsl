@@ -184,3 +184,28 @@ fn row_piece_totals(@builtin(workgroup_id) wid: vec3<u32>,
     piece_totals[seg] = total;
   }
 }
+
+// include_initial (cumulative_sum): dst, viewed as (outer, length + 1, inner), takes the
+// identity at position 0 of the axis and src's scan, viewed as (outer, length, inner), after
+// it. One invocation per element of dst.
+@compute @workgroup_size(WG)
+fn shift_initial(@builtin(workgroup_id) wid: vec3<u32>,
+                 @builtin(num_workgroups) nwg: vec3<u32>,
+                 @builtin(local_invocation_index) t: u32) {
+  let group = group_index(wid, nwg);
+  let g = group * WG + t;
+  let inner = params.inner;
+  let positions = params.length + 1u;
+  if (group >= params.groups || g >= params.outer * positions * inner) {
+    return;
+  }
+  let c = g % inner;
+  let r = g / inner;
+  let l = r % positions;
+  let o = r / positions;
+  var v = identity();
+  if (l > 0u) {
+    v = src[(o * params.length + l - 1u) * inner + c];
+  }
+  dst[g] = v;
+}

@@ -4,10 +4,11 @@
 // (block_scan_*.wgsl); put after scan.wgsl (Params, load_vec, total4, load_own,
 // group_index) and chained_lookback.wgsl.
 //
-// The preamble defines T, identity(), combine(), and `const ROWS` (vec4s per invocation
-// in a tile: the tile holds WG * ROWS * 4 elements). scan_chained keeps scan.wgsl's layout
-// (each invocation owns ROWS = VECS consecutive vec4s); scan_chained_striped.wgsl, on
-// adapters with subgroups, lays a tile out so that every load and store is coalesced.
+// The preamble defines T, identity(), combine(), the packets (kernels/packet_vec4.wgsl) and
+// `const ROWS` (packets per invocation in a tile: the tile holds WG * ROWS * PACKET
+// elements). scan_chained keeps scan.wgsl's layout (each invocation owns ROWS = VECS
+// consecutive packets); scan_chained_striped.wgsl, on adapters with subgroups, lays a tile
+// out so that every load and store is coalesced.
 
 alias ChainT = T;
 
@@ -23,7 +24,7 @@ var<workgroup> fallback_total: T;
 
 // The fallback: tile `tile`'s elements combined in order (whatever the tile's layout in
 // the kernel that owns it, the order of the elements is the same). Each block of WG * VECS
-// vec4s is one block scan (scan.wgsl's layout); ROWS / VECS blocks follow each other.
+// packets is one block scan (scan.wgsl's layout); ROWS / VECS blocks follow each other.
 fn chain_reduce_tile(inv: Invocation, tile: u32) -> T {
   var total = identity();
   for (var b = 0u; b < ROWS / VECS; b++) {
@@ -39,7 +40,7 @@ fn chain_reduce_tile(inv: Invocation, tile: u32) -> T {
   return total;
 }
 
-// Each invocation owns VECS consecutive vec4s (ROWS == VECS): scan.wgsl's downsweep with
+// Each invocation owns VECS consecutive packets (ROWS == VECS): scan.wgsl's downsweep with
 // the tile prefix from the look-back instead of an earlier dispatch.
 @compute @workgroup_size(WG)
 fn scan_chained(inv: Invocation) {
@@ -58,14 +59,10 @@ fn scan_chained(inv: Invocation) {
   var run = combine(prefix, before);
   let exclusive = params.exclusive == 1u;
   for (var k = 0u; k < VECS; k++) {
-    let x = v[k];
-    let a = combine(run, x.x);
-    let b = combine(a, x.y);
-    let c = combine(b, x.z);
-    let d = combine(c, x.w);
-    if ((first + k) * 4u < params.n) {
-      dst[first + k] = select(vec4<T>(a, b, c, d), vec4<T>(run, a, b, c), exclusive);
+    let scanned = scan_packet(run, v[k], exclusive);
+    if ((first + k) * PACKET < params.n) {
+      dst[first + k] = scanned.values;
     }
-    run = d;
+    run = scanned.run;
   }
 }

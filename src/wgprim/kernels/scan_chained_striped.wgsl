@@ -1,9 +1,9 @@
 // The single-pass scan with coalesced loads and stores (adapters whose subgroups are
 // consecutive invocations). Put after scan_chained.wgsl and block_scan_subgroup.wgsl.
 //
-// Subgroup g (of S lanes) owns ROWS * S consecutive vec4s of the tile, as ROWS rows of S:
-// lane l holds vec4 k * S + l of its subgroup's range, so each load and store instruction
-// of a subgroup touches S consecutive vec4s. Each row is scanned across the lanes with
+// Subgroup g (of S lanes) owns ROWS * S consecutive packets (kernels/packet_vec4.wgsl) of
+// the tile, as ROWS rows of S: lane l holds packet k * S + l of its subgroup's range, so
+// each load and store instruction of a subgroup touches S consecutive packets. Each row is scanned across the lanes with
 // shuffles (in order), rows follow each other, and subgroups follow each other through
 // workgroup memory.
 
@@ -28,7 +28,7 @@ fn scan_chained_striped(inv: Invocation) {
   let s = inv.sg_size;
   let sg = inv.index / s;
   let base = tile * WG * ROWS + sg * s * ROWS + inv.sg_lane;
-  var v: array<vec4<T>, ROWS>;
+  var v: array<Packet, ROWS>;
   var lane_before: array<T, ROWS>;  // the row's elements before this lane, from the subgroup's start
   // Every load is issued before any is used, and the loops are written out (unroll.py) so
   // that v and lane_before stay in registers.
@@ -60,15 +60,10 @@ fn scan_chained_striped(inv: Invocation) {
   let exclusive = params.exclusive == 1u;
   // unroll
   for (var k = 0u; k < ROWS; k++) {
-    let x = v[k];
-    let r = combine(start, lane_before[k]);
-    let a = combine(r, x.x);
-    let b = combine(a, x.y);
-    let c = combine(b, x.z);
-    let d = combine(c, x.w);
+    let scanned = scan_packet(combine(start, lane_before[k]), v[k], exclusive);
     let i = base + k * s;
-    if (i * 4u < params.n) {
-      dst[i] = select(vec4<T>(a, b, c, d), vec4<T>(r, a, b, c), exclusive);
+    if (i * PACKET < params.n) {
+      dst[i] = scanned.values;
     }
   }
 }

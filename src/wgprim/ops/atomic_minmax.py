@@ -5,10 +5,13 @@ order-preserving u32 key for the min and one for the max, then does one atomicMi
 one atomicMax on two global words; the next dispatch decodes them. Both extremes come
 out of the one pass over the data.
 
-Keys: the order keys of ops/order_key.py (the same as the tree reduction's and the
-sort's): -0.0 and +0.0 are one key, so both methods give +0.0 for a zero extreme. NaN
-propagates as in numpy: it takes the key that wins (0 for the min, 0xffffffff for the
-max), which decodes back to a NaN.
+Keys: the min and max keys of ops/order_key.py (the tree reduction's too): one key per
+bit pattern, NaN winning, so that the result is one of the input's values bit for bit and
+the same as the tree's: of ±0 a min gives -0.0 and a max +0.0; of several NaNs, the one
+kernels/order_key.wgsl names. NaN propagates as in numpy.
+
+32-bit dtypes only: WGSL's atomics are 32-bit, so a 64-bit min or max would take an extra
+pass over the workgroups' partials, which is what the tree reduction (method="tree") is.
 """
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ WGSL = {U32: "u32", I32: "i32", F32: "f32"}
 
 def record_key_range(program: Program, arr: Array) -> Array:
     """Add the accumulate dispatches to `program`: returns an Array of 2 u32, the smallest
-    and the largest order key of arr (NaN: 0 and 0xffffffff), complete once it has run."""
+    min key and the largest max key of arr (ops/order_key.py), complete once it has run."""
     dev = arr.device
     if arr.size == 0:
         raise ValueError("min/max of an empty array is undefined (numpy raises too)")
@@ -60,19 +63,31 @@ def _run(arr: Array, swap: bool) -> Array:
     return out
 
 
+def _atomic_input(x) -> Array:
+    if isinstance(x, Array):
+        dt = x.dtype
+    else:
+        dt = getattr(x, "dtype", None)
+        dt = np.asarray(x).dtype if dt is None else np.dtype(dt)
+    if dt in order_key.WIDE:
+        raise TypeError(f"method='atomic' takes uint32, int32 or float32, not {dt}: WGSL's atomics are "
+                        f"32-bit; use method='tree' (the default), which takes {dt}")
+    return as_input(x, (U32, I32, F32))
+
+
 def atomic_reduce(x, op: str = "min") -> Array:
     """min or max of every element of x (uint32, int32, float32) by global atomics.
     Returns a 0-d Array, like wgprim.min/max; NaN propagates as in numpy."""
     if op not in ("min", "max"):
         raise ValueError(f"atomic_reduce takes op='min' or op='max', not {op!r}")
-    arr = as_input(x, (U32, I32, F32))
+    arr = _atomic_input(x)
     out = _run(arr, swap=(op == "max"))
     return out.alias(())
 
 
 def atomic_min_max(x) -> Array:
     """Both extremes in one pass: an Array [min, max] of x's dtype."""
-    return _run(as_input(x, (U32, I32, F32)), swap=False)
+    return _run(_atomic_input(x), swap=False)
 
 
 # -- 64-bit values (kernels/atomic_minmax64.wgsl): the extremes a 32-bit word at a time ----

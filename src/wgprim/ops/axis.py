@@ -14,7 +14,8 @@ product of the dimensions before the axis, inner = after it. Nothing is transpos
 Segments given by CSR offsets use the rows kernel with the offsets bound.
 
 Results follow numpy's shapes (keepdims included) and wgprim's dtype rules (those of the
-flat reductions: sums keep the input dtype and wrap modulo 2^32; argmin/argmax give u32).
+flat reductions: sums keep the input dtype and wrap modulo 2^32, or 2^64 for 64-bit
+integers; argmin/argmax give u32; min/max return an input's own bits).
 The front doors (the axis= forms of reduce and scan, segment_reduce and segment_scan) are
 in api/reduce.py, api/scan.py and api/segmented.py.
 """
@@ -205,6 +206,14 @@ class AxisScanner:
                    totals=totals.buffer)
         self.record_rows(p, totals, prefix, bounds.size - 1, True, offsets=groups_gpu, host_offsets=first_piece)
         self._rows(p, "scan rows", "scan_rows", src, dst, pieces, exclusive, 0, edges_gpu, prefix=prefix.buffer)
+
+
+    def record_initial(self, p: Program, src: Array, dst: Array, outer: int, length: int, inner: int) -> None:
+        """dst (outer, length + 1, inner) = the identity, then src (outer, length, inner) along
+        the axis: the include_initial form of a scan (cumulative_sum)."""
+        groups = -(-dst.size // WG)
+        params = p.params(outer, length, inner, 0, 0, groups, 1, 0, 0)
+        p.dispatch("scan initial", self._pipe("shift_initial"), {0: params, 1: src.buffer, 2: dst.buffer}, groups)
 
 
 def axis_scanner(device, dt: np.dtype, op) -> AxisScanner:

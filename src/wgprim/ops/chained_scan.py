@@ -6,10 +6,11 @@ prefix and publishes its inclusive value; a predecessor that stays NOT READY for
 SPIN_BUDGET polls is reduced from its input by the workgroup itself (the fallback), so no
 workgroup ever waits for another (kernels/chained_lookback.wgsl, docs/scan.md).
 
-Values travel as two 16-bit halves in atomic words, so this path takes 32-bit types
-(u32, i32, f32); f16 keeps the three-dispatch scan (ops/scan.py). Inputs larger than one
-storage binding run one dispatch per chunk, each seeded with the previous chunk's total
-(written by its last tile, read by the next dispatch).
+Values travel as 16-bit halves in atomic words (two for a 32-bit value, four for a 64-bit
+one), so this path takes u32, i32, f32, u64, i64 and f64 (whose scans are min and max); f16
+keeps the three-dispatch scan (ops/scan.py). Inputs larger than one storage binding run
+one dispatch per chunk, each seeded with the previous chunk's total (written by its last
+tile, read by the next dispatch).
 """
 from __future__ import annotations
 
@@ -33,11 +34,12 @@ SPIN_BUDGET = 4
 # tiles) measured fastest on an H200, 2^28 u32: 0.97 ms; 4 states per lane 1.44 ms, 8: 3.6
 # ms. Wider windows (up to the whole workgroup: 256 tiles) were slower too (docs/scan.md).
 PER_LANE = 1
-# vec4s per invocation of the striped kernel (its tile is WG * ROWS * 4 elements). With its
+# Packets per invocation of the striped kernel (its tile is WG * ROWS * 4 elements, * 2 of
+# 64 bits: packets are 16 bytes, kernels/packet_vec4.wgsl). With its
 # loops written out (unroll.py), 8 measured fastest on an H200 at 2^28: 0.73-0.78 ms against
 # 0.83-0.88 for 4 and 0.78-0.82 for 16 (benchmarks/scan-h200-2026-12-01-unroll.json).
 STRIPED_ROWS = 8
-SINGLE_PASS_DTYPES = (operators.U32, operators.I32, operators.F32)
+SINGLE_PASS_DTYPES = (operators.U32, operators.I32, operators.F32) + operators.WIDE
 
 
 @dataclass(frozen=True)
@@ -85,9 +87,21 @@ def lookback_constants(spin_budget: int, publish: bool, fault: Fault | None, sta
     return consts
 
 
-def lookback_preamble(per_lane: int = PER_LANE) -> str:
-    """WGSL constants of the look-back window (put in the preamble)."""
-    return f"const LOOKBACK_PER_LANE: u32 = {int(per_lane)}u;\n"
+# What kernels/chained_lookback.wgsl needs of its values: their 32-bit words.
+_CHAIN_BITS = {
+    1: "const CHAIN_WORDS: u32 = 1u;\n"
+       "fn chain_bits(v: ChainT) -> vec2<u32> { return vec2<u32>(bitcast<u32>(v), 0u); }\n"
+       "fn chain_from_bits(b: vec2<u32>) -> ChainT { return bitcast<ChainT>(b.x); }\n",
+    2: "const CHAIN_WORDS: u32 = 2u;\n"
+       "fn chain_bits(v: ChainT) -> vec2<u32> { return bitcast<vec2<u32>>(v); }\n"
+       "fn chain_from_bits(b: vec2<u32>) -> ChainT { return bitcast<ChainT>(b); }\n",
+}
+
+
+def lookback_preamble(per_lane: int = PER_LANE, words: int = 1) -> str:
+    """WGSL constants of the look-back window and the state words of values of `words`
+    32-bit words (1, or 2 for 64-bit values; put in the preamble)."""
+    return f"const LOOKBACK_PER_LANE: u32 = {int(per_lane)}u;\n" + _CHAIN_BITS[words]
 
 
 def window_fragment(subgroups: bool) -> str:
@@ -97,7 +111,8 @@ def window_fragment(subgroups: bool) -> str:
 
 
 def reset_states(p: Program, states, tiles: int) -> None:
-    """Zero the state words of `tiles` tiles (one dispatch)."""
+    """Zero `tiles` x 4 state words (one dispatch): the states of `tiles` tiles of 32-bit
+    values (a tile of 64-bit values has twice as many)."""
     pipe = get_pipeline(p.device, "chained_reset", "", "chained_reset", {"WG": WG})
     groups = -(-tiles // WG)
     p.dispatch("chained reset", pipe, {0: p.params(tiles, groups), 1: states}, groups)
@@ -114,9 +129,10 @@ class ChainedRecorder:
                  rows: int | None = None, per_lane: int = PER_LANE, unroll: bool = True):
         dt = np.dtype(dt)
         if not supports(dt):
-            raise TypeError(f"the single-pass scan takes uint32, int32 or float32, not {dt}")
+            raise TypeError(f"the single-pass scan takes {', '.join(map(str, SINGLE_PASS_DTYPES))}, not {dt}")
         operators.resolve(op, dt, for_scan=True)
         self.dt = dt
+        self.words = dt.itemsize // 4  # 32-bit words of a value: its state words are 4 per word
         subgroups = consecutive_subgroups(device)
         if layout is None:
             layout = "striped" if subgroups else "blocked"
@@ -126,15 +142,15 @@ class ChainedRecorder:
         rows = (STRIPED_ROWS if layout == "striped" else VECS) if rows is None else rows
         if layout == "blocked" and rows != VECS or rows % VECS:
             raise ValueError(f"rows must be {VECS} for the blocked layout, a multiple of {VECS} for striped")
-        self.tile = WG * rows * 4
+        self.tile = WG * rows * operators.packet_elements(dt)
         kernel = ("scan", window_fragment(subgroups), "chained_lookback", "scan_chained")
         entry = "scan_chained"
         if layout == "striped":
             kernel += ("scan_chained_striped",)
             entry = "scan_chained_striped"
-        preamble = (operators.preamble(op, dt, for_scan=True)
+        preamble = (operators.preamble(op, dt, for_scan=True) + operators.packet_preamble(dt)
                     + block_scan.scan_preamble(device, block_scan.OPERATOR, subgroups=subgroups)
-                    + f"const ROWS: u32 = {rows}u;\n" + lookback_preamble(per_lane)
+                    + f"const ROWS: u32 = {rows}u;\n" + lookback_preamble(per_lane, self.words)
                     + ("" if unroll else UNROLL_OFF))
         consts = {"WG": WG, **lookback_constants(spin_budget, publishes_fallback(op, dt), fault, stats)}
         self.pipeline = get_pipeline(device, kernel, preamble, entry, consts)
@@ -143,10 +159,10 @@ class ChainedRecorder:
         n, dev = src.size, p.device
         parts = chunks(n, self.dt.itemsize, self.tile, dev)
         groups = [-(-c.count // self.tile) for c in parts]
-        states = p.temp(16 * sum(groups))
-        carry = p.temp(4 * (len(parts) + 1))
+        states = p.temp(16 * self.words * sum(groups))
+        carry = p.temp(self.dt.itemsize * (len(parts) + 1))
         stats = p.temp(16) if stats is None else stats
-        reset_states(p, states, sum(groups))
+        reset_states(p, states, self.words * sum(groups))
         base = 0
         for slot, (c, g) in enumerate(zip(parts, groups)):
             params = p.params(c.count, g, 0, int(exclusive), 0)
@@ -189,12 +205,12 @@ DEFAULT_SINGLE_PASS_FROM = 4096 + 1
 
 def choose_method(n: int, dt: np.dtype, method: str | None) -> str:
     """The scan method for n elements of dtype dt: `method` when given (checked), else the
-    default rule: single-pass for 32-bit types from DEFAULT_SINGLE_PASS_FROM elements on,
-    reduce-then-scan otherwise (f16, and inputs of one tile)."""
+    default rule: single-pass for 32- and 64-bit types from DEFAULT_SINGLE_PASS_FROM
+    elements on, reduce-then-scan otherwise (f16, and inputs of one tile)."""
     if method is None:
         return "single-pass" if supports(dt) and n >= DEFAULT_SINGLE_PASS_FROM else "reduce-then-scan"
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)} or None, not {method!r}")
     if method == "single-pass" and not supports(dt):
-        raise TypeError(f"the single-pass scan takes uint32, int32 or float32, not {np.dtype(dt)}")
+        raise TypeError(f"the single-pass scan takes {', '.join(map(str, SINGLE_PASS_DTYPES))}, not {np.dtype(dt)}")
     return method

@@ -12,15 +12,16 @@ _NO_VALUE = object()
 
 # option -> (numpy's default, what wgprim offers instead), per family of functions.
 REDUCTION = {
-    "dtype": (None, "the result has the input's dtype (integer sums wrap modulo 2^32); "
-                    "convert the input first, e.g. wgprim.asarray(x.astype(np.float32))"),
+    "dtype": (None, "the result has the input's dtype (integer sums wrap modulo 2^32, 2^64 for "
+                    "64-bit integers); convert the input first, e.g. wgprim.asarray(x.astype(np.int64))"),
     "out": (None, "results are new Arrays; a Plan (e.g. ReducePlan) reuses its output"),
     "initial": (_NO_VALUE, "combine the result with the initial value afterwards"),
     "where": (True, "select the elements first with wgprim.compact(x, mask)"),
 }
 ARG_REDUCTION = {"out": REDUCTION["out"]}
 SCAN = {
-    "dtype": (None, "the result has the input's dtype (integer sums wrap modulo 2^32)"),
+    "dtype": (None, "the result has the input's dtype (integer sums wrap modulo 2^32, 2^64 for 64-bit "
+                    "integers); wgprim.cumulative_sum(x, dtype=...) sums int32 in int64 as numpy"),
     "out": (None, "results are new Arrays; ScanPlan reuses its output"),
 }
 UNIQUE = {

@@ -11,8 +11,16 @@ defines in a WGSL *preamble* put in front of the file:
     fn lift(x: T, i: u32) -> A      element (and its index) -> accumulator
     fn finish(a: A) -> R            accumulator -> result
 
-Float preambles also carry the order keys (ops/order_key.py: key, from_key, is_nan) and
-min_nan / max_nan; min/max/argmin/argmax reductions accumulate order keys. Kernels that
+Float and 64-bit preambles also carry the order keys (ops/order_key.py: key, from_key,
+is_nan) and min_nan / max_nan; min/max/argmin/argmax reductions accumulate order keys
+(min_key / max_key for min and max, so that the result is an input's own bits).
+
+64-bit dtypes (uint64, int64, float64): WGSL has no 64-bit type, so T is vec2<u32> (low
+word, high word) and integer arithmetic is kernels/int64.wgsl's (add64, mul64: wrapping
+modulo 2^64 as numpy). float64 has min, max, argmin, argmax (and scans by min and max),
+which only compare; float64 sums and products raise TypeError (no float64 arithmetic in
+WGSL; FLOAT64_ARITHMETIC says what to do instead), and so do custom operators (Monoid) on
+64-bit dtypes. Kernels that
 combine across the workgroup add the block scan or block reduce (ops/block_scan.py)
 bound to this combine.
 
@@ -29,12 +37,24 @@ import numpy as np
 
 from wgprim.errors import OperatorError
 from wgprim.ops import order_key
+from wgprim.program import kernel_source
 
 U32, I32, F32, F16 = (np.dtype(t) for t in (np.uint32, np.int32, np.float32, np.float16))
+U64, I64, F64 = (np.dtype(t) for t in (np.uint64, np.int64, np.float64))
 INTEGER = (U32, I32)
 NUMERIC = (U32, I32, F32, F16)
+INTEGER64 = (U64, I64)
+WIDE = (U64, I64, F64)  # vec2<u32> in kernels
+REDUCIBLE = NUMERIC + WIDE  # what reduce and scan take (which operator on which: BUILTIN)
 
-WGSL_TYPE = {U32: "u32", I32: "i32", F32: "f32", F16: "f16"}
+WGSL_TYPE = {U32: "u32", I32: "i32", F32: "f32", F16: "f16", U64: "vec2<u32>", I64: "vec2<u32>", F64: "vec2<u32>"}
+
+FLOAT64_ARITHMETIC = (
+    "WGSL has no float64 type and wgprim does not emulate float64 arithmetic; use "
+    "x.astype(np.float32) (wgprim's float32 arithmetic, within its stated error bounds: "
+    "wgprim.ops.reduce.sum_error_bound, wgprim.ops.scan.cumsum_error_bound) or numpy. "
+    "float64 min, max, argmin, argmax, scans by min and max, and sorts work on the GPU"
+)
 
 
 @dataclass(frozen=True)
@@ -137,14 +157,19 @@ def _min_of(dt: np.dtype):
 
 # name -> (combine expression for floats, for integers, identity(dtype), dtypes)
 BUILTIN = {
-    "sum": ("a + b", "a + b", lambda dt: 0, NUMERIC),
-    "prod": ("a * b", "a * b", lambda dt: 1, NUMERIC),
-    "min": ("min_nan(a, b)", "min(a, b)", _max_of, NUMERIC),
-    "max": ("max_nan(a, b)", "max(a, b)", _min_of, NUMERIC),
-    "bitwise_and": (None, "a & b", lambda dt: -1 if dt.kind == "i" else 0xFFFFFFFF, INTEGER),
-    "bitwise_or": (None, "a | b", lambda dt: 0, INTEGER),
-    "bitwise_xor": (None, "a ^ b", lambda dt: 0, INTEGER),
+    "sum": ("a + b", "a + b", lambda dt: 0, NUMERIC + INTEGER64),
+    "prod": ("a * b", "a * b", lambda dt: 1, NUMERIC + INTEGER64),
+    "min": ("min_nan(a, b)", "min(a, b)", _max_of, REDUCIBLE),
+    "max": ("max_nan(a, b)", "max(a, b)", _min_of, REDUCIBLE),
+    "bitwise_and": (None, "a & b", lambda dt: -1 if dt.kind == "i" else int(np.iinfo(dt).max), INTEGER + INTEGER64),
+    "bitwise_or": (None, "a | b", lambda dt: 0, INTEGER + INTEGER64),
+    "bitwise_xor": (None, "a ^ b", lambda dt: 0, INTEGER + INTEGER64),
 }
+# The same on vec2<u32> (64-bit dtypes): kernels/int64.wgsl's arithmetic, the order keys'
+# min and max (min_nan, max_nan: for integers there is no NaN); bitwise operators work on
+# both words as they are.
+WIDE_COMBINE = {"sum": "add64(a, b)", "prod": "mul64(a, b)", "min": "min_nan(a, b)", "max": "max_nan(a, b)",
+                "bitwise_and": "a & b", "bitwise_or": "a | b", "bitwise_xor": "a ^ b"}
 ARG_OPS = {"argmin": "<", "argmax": ">"}
 
 
@@ -156,8 +181,15 @@ def bits_of(value, dt: np.dtype) -> int:
             raise ValueError(f"identity {value!r} is not a {dt} value")
         if not np.iinfo(dt).min <= int(value) <= np.iinfo(dt).max:
             raise ValueError(f"identity {value!r} is outside the range of {dt}")
-    host = np.array(value).astype(dt) if dt.kind == "f" else np.array(int(value)).astype(np.int64).astype(dt)
-    return int(host.view(np.uint16 if dt.itemsize == 2 else np.uint32))
+        return int(value) % (1 << (8 * dt.itemsize))  # two's complement
+    host = np.array(value).astype(dt)
+    return int(host.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[dt.itemsize]))
+
+
+def scalar(value, dt: np.dtype) -> np.ndarray:
+    """`value` (exactly representable, as bits_of checks) as a 0-d numpy array of `dt`."""
+    unsigned = {2: np.uint16, 4: np.uint32, 8: np.uint64}[dt.itemsize]
+    return np.array(bits_of(value, dt), dtype=unsigned).view(dt)
 
 
 def _enables(dt: np.dtype) -> str:
@@ -166,25 +198,34 @@ def _enables(dt: np.dtype) -> str:
 
 def _identity_fn(t: str, dt: np.dtype, value) -> str:
     bits = bits_of(value, dt)
+    if dt in WIDE:
+        return f"fn identity_value() -> {t} {{ return vec2<u32>({bits & 0xFFFFFFFF}u, {bits >> 32}u); }}\n"
     if dt == F16:  # naga has no bitcast between u32 and vec2<f16>: unpack instead
         return f"fn identity_value() -> {t} {{ var bits = {bits}u; return f16(unpack2x16float(bits).x); }}\n"
     return f"fn identity_value() -> {t} {{ var bits = {bits}u; return bitcast<{t}>(bits); }}\n"
 
 
-# min/max for floats (scans; custom operators may use them too): NaN propagates, and the
-# comparison is the order key's (kernels/order_key.wgsl), exact whatever the driver does
-# with denormals; of two equal values (-0.0 and +0.0 included) the first one is kept.
-FLOAT_HELPERS = """
-fn less(a: T, b: T) -> bool { return key(a) < key(b); }
+# min/max for floats and 64-bit values (scans; custom operators may use them too): NaN
+# propagates, and the comparison is the order key's (kernels/order_key.wgsl), exact whatever
+# the driver does with denormals; of two equal values (-0.0 and +0.0 included) the first one
+# is kept. 64-bit keys are vec2<u32>, compared by key64_less.
+ORDER_HELPERS = """
+fn less(a: T, b: T) -> bool { return KEY_LESS; }
 fn min_nan(a: T, b: T) -> T { if (is_nan(a)) { return a; } if (is_nan(b)) { return b; } return select(a, b, less(b, a)); }
 fn max_nan(a: T, b: T) -> T { if (is_nan(a)) { return a; } if (is_nan(b)) { return b; } return select(a, b, less(a, b)); }
 """
 
 
-def _float_helpers(dt: np.dtype) -> str:
-    if dt.kind != "f":
+def _has_order_helpers(dt: np.dtype) -> bool:
+    return dt.kind == "f" or dt in WIDE
+
+
+def _order_helpers(dt: np.dtype) -> str:
+    """The order keys and min_nan / max_nan, for the dtypes whose min/max need them."""
+    if not _has_order_helpers(dt):
         return ""
-    return order_key.preamble(dt) + FLOAT_HELPERS
+    less = "key64_less(key(a), key(b))" if dt in WIDE else "key(a) < key(b)"
+    return order_key.preamble(dt) + ORDER_HELPERS.replace("KEY_LESS", less)
 
 
 _RESOLVED: dict = {}  # (name, dtype, for_scan) -> what resolve returns, for built-in names
@@ -202,6 +243,12 @@ def resolve(op, dt: np.dtype, for_scan: bool = False) -> tuple[str, object]:
 
 def _resolve(op, dt: np.dtype, for_scan: bool) -> tuple[str, object]:
     if isinstance(op, Monoid):
+        if dt in WIDE:
+            works = [n for n, spec in BUILTIN.items() if dt in spec[3]] + ([] if for_scan else sorted(ARG_OPS))
+            raise TypeError(
+                f"custom operators (Monoid) take uint32, int32, float32 or float16 arrays, not {dt}: WGSL "
+                f"has no 64-bit type for `a` and `b`. The built-in operators {', '.join(works)} work on {dt}"
+            )
         if dt not in NUMERIC:
             raise TypeError(f"custom operators take uint32, int32, float32 or float16 arrays, not {dt}")
         op.validate(dt)
@@ -209,16 +256,18 @@ def _resolve(op, dt: np.dtype, for_scan: bool) -> tuple[str, object]:
     if not isinstance(op, str):
         raise _not_an_operator(op)
     if op in ARG_OPS and not for_scan:
-        if dt not in NUMERIC:
-            raise TypeError(f"{op} takes uint32, int32, float32 or float16 arrays, not {dt}")
+        if dt not in REDUCIBLE:
+            raise TypeError(f"{op} takes {', '.join(str(d) for d in REDUCIBLE)} arrays, not {dt}")
         return op, op
     if op not in BUILTIN:
         names = sorted(BUILTIN) + ([] if for_scan else sorted(ARG_OPS))
         raise ValueError(f"unknown operator {op!r}; built-in operators: {', '.join(names)}")
     float_expr, int_expr, identity, dtypes = BUILTIN[op]
+    if dt == F64 and op in ("sum", "prod"):
+        raise TypeError(f"{'a scan' if for_scan else 'a reduction'} by {op} of float64: {FLOAT64_ARITHMETIC}")
     if dt not in dtypes:
         raise TypeError(f"{op} takes {', '.join(str(d) for d in dtypes)} arrays, not {dt}")
-    expr = float_expr if dt.kind == "f" else int_expr
+    expr = WIDE_COMBINE[op] if dt in WIDE else float_expr if dt.kind == "f" else int_expr
     return op, Monoid(expr, identity(dt), name=op)
 
 
@@ -240,44 +289,71 @@ def key(op) -> tuple:
 
 def _keyed_preamble(head: str, name: str, dt: np.dtype) -> str:
     """min/max/argmin/argmax reductions accumulate order keys (ops/order_key.py): one
-    integer min/max per element, exact where float compares flush denormals, -0.0 == +0.0.
-    NaN takes the key that wins (key_for_min / key_for_max), so it propagates as numpy's
-    does and argmin/argmax return the first NaN."""
+    integer min/max per element, exact where float compares flush denormals.
+    argmin/argmax compare key_for_min / key_for_max: -0.0 == +0.0, and NaN takes the key
+    that wins, so it propagates as numpy's does and the first NaN's index comes out.
+    min/max reduce min_key / max_key, one-to-one keys (NaN wins, -0.0 below +0.0), and
+    decode the winner back to its input bits (kernels/order_key.wgsl states which of
+    several NaNs and of ±0). 64-bit keys are vec2<u32>, compared by key64_less."""
     smallest = name in ("min", "argmin")
-    loses = "0xffffffffu" if smallest else "0u"
     pick = "min" if smallest else "max"
-    better = "<" if smallest else ">"
-    keys = "" if dt.kind == "f" else order_key.preamble(dt)  # floats: already in head
-    text = head + keys + f"fn lift_key(x: T) -> u32 {{ return key_for_{pick}(x); }}\n"
+    wide = dt in WIDE
+    keys = "" if _has_order_helpers(dt) else order_key.preamble(dt)  # else already in head
+    if wide:
+        loses = "vec2<u32>(0xffffffffu, 0xffffffffu)" if smallest else "vec2<u32>(0u, 0u)"
+        first = "key64_less(a, b)" if smallest else "key64_less(b, a)"  # a strictly before b
+        equal = "all(a == b)"
+        best = f"select(a, b, {'key64_less(b, a)' if smallest else 'key64_less(a, b)'})"
+    else:
+        loses = "0xffffffffu" if smallest else "0u"
+        first = "a < b" if smallest else "a > b"
+        equal = "a == b"
+        best = f"{pick}(a, b)"
+    text = head + keys + f"fn key_first(a: OrderKey, b: OrderKey) -> bool {{ return {first}; }}\n"
+    text += f"fn key_equal(a: OrderKey, b: OrderKey) -> bool {{ return {equal}; }}\n"
     if name in ARG_OPS:
         return text + f"""
-struct ArgPair {{ v: u32, i: u32 }}
+struct ArgPair {{ v: OrderKey, i: u32 }}
 alias A = ArgPair;
 alias R = u32;
 fn identity() -> A {{ return ArgPair({loses}, 0xffffffffu); }}
 fn combine(a: A, b: A) -> A {{
-  if (a.v {better} b.v || (a.v == b.v && a.i < b.i)) {{ return a; }}
+  if (key_first(a.v, b.v) || (key_equal(a.v, b.v) && a.i < b.i)) {{ return a; }}
   return b;
 }}
-fn lift(x: T, i: u32) -> A {{ return ArgPair(lift_key(x), i); }}
+fn lift(x: T, i: u32) -> A {{ return ArgPair(key_for_{pick}(x), i); }}
 fn finish(a: A) -> R {{ return a.i; }}
 """
+    if dt == F16:
+        # f16 has no bitcast in WGSL (naga), so its keys go through f32, whose conversion may
+        # drop a NaN's payload (lavapipe's does): accumulate the values themselves, compared
+        # by their keys, so that the result is still an input's own bits.
+        return text + _identity_fn("f16", dt, np.inf if smallest else -np.inf) + f"""
+alias A = T;
+alias R = T;
+fn identity() -> A {{ return identity_value(); }}
+fn combine(a: A, b: A) -> A {{ return select(a, b, key_first({pick}_key(b), {pick}_key(a))); }}
+fn lift(x: T, i: u32) -> A {{ return x; }}
+fn finish(a: A) -> R {{ return a; }}
+"""
     return text + f"""
-alias A = u32;
+alias A = OrderKey;
 alias R = T;
 fn identity() -> A {{ return {loses}; }}
-fn combine(a: A, b: A) -> A {{ return {pick}(a, b); }}
-fn lift(x: T, i: u32) -> A {{ return lift_key(x); }}
-fn finish(a: A) -> R {{ return from_key(a); }}
+fn combine(a: A, b: A) -> A {{ return {best}; }}
+fn lift(x: T, i: u32) -> A {{ return {pick}_key(x); }}
+fn finish(a: A) -> R {{ return from_{pick}_key(a); }}
 """
 
 
 def accumulator_bytes(op, dt: np.dtype) -> int:
-    """Bytes of one partial result of a reduction (see preamble)."""
+    """Bytes of one partial result of a reduction (see preamble): an order key (and an
+    index, in a struct aligned to the key) for min/max/argmin/argmax, else an element."""
     name, _ = resolve(op, dt)
+    key_bytes = 8 if dt in WIDE else 4
     if name in ARG_OPS:
-        return 8
-    return 4 if name in ("min", "max") else dt.itemsize
+        return 2 * key_bytes
+    return key_bytes if name in ("min", "max") and dt != F16 else dt.itemsize
 
 
 def preamble(op, dt: np.dtype, for_scan: bool = False) -> str:
@@ -285,7 +361,7 @@ def preamble(op, dt: np.dtype, for_scan: bool = False) -> str:
     for a reduction, or for a scan (where the accumulator must be T itself)."""
     name, monoid = resolve(op, dt, for_scan=for_scan)
     t = WGSL_TYPE[dt]
-    head = _enables(dt) + f"alias T = {t};\n" + _float_helpers(dt)
+    head = _enables(dt) + f"alias T = {t};\n" + _order_helpers(dt)
     if not for_scan and (name in ARG_OPS or name in ("min", "max")):
         return _keyed_preamble(head, name, dt)
     return head + _identity_fn(t, dt, monoid.identity) + f"""
@@ -308,4 +384,16 @@ def identity_value(op, dt: np.dtype):
     name, monoid = resolve(op, dt)
     if name in ARG_OPS:
         raise ValueError(f"{name} of an empty array is undefined")
-    return np.array(monoid.identity).astype(dt) if dt.kind == "f" else np.array(int(monoid.identity)).astype(np.int64).astype(dt)
+    return scalar(monoid.identity, dt)
+
+
+def packet_preamble(dt: np.dtype) -> str:
+    """WGSL for after the operator preamble: `alias Packet` (one 16-byte load of elements
+    of dt; 8 bytes for f16), `PACKET` (its elements) and the functions that reach them
+    (kernels/packet_vec4.wgsl, kernels/packet_pairs.wgsl for 64-bit dtypes)."""
+    return kernel_source("packet_pairs" if dt in WIDE else "packet_vec4")
+
+
+def packet_elements(dt: np.dtype) -> int:
+    """PACKET of packet_preamble(dt): elements per load."""
+    return 2 if dt in WIDE else 4

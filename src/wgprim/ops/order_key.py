@@ -10,7 +10,10 @@ tests), giving uint32 or uint64 keys.
 
 A NaN-propagating min or max (numpy's min, max, argmin, argmax) additionally lets NaN
 win: `key_for_min(x)` is 0 for a NaN, `key_for_max(x)` all ones; both decode (from_key)
-back to a NaN.
+back to a NaN. Those keys suit argmin/argmax (±0 equal, the first NaN wins by its index);
+a min or max *value* is reduced over `min_key(x)` / `max_key(x)` instead, which are
+one-to-one, so that `from_min_key` gives back an input's own bits (-0.0 and NaN payloads
+included; the rule is in kernels/order_key.wgsl, its numpy twin is `host_min_max`).
 """
 from __future__ import annotations
 
@@ -56,6 +59,36 @@ _TYPED = {
          "fn is_nan(x: T) -> bool { return f64_bits_is_nan(x); }\n",
 }
 
+# Keys of min and max results (kernels/order_key.wgsl, "keys of min and max results"):
+# one-to-one, NaN below (min) or above (max) every number, -0.0 just below +0.0.
+_EXTREMES = {
+    U32: "fn min_key(x: T) -> u32 { return x; }\n"
+         "fn from_min_key(k: u32) -> T { return k; }\n",
+    I32: "fn min_key(x: T) -> u32 { return key(x); }\n"
+         "fn from_min_key(k: u32) -> T { return from_key(k); }\n",
+    F32: "fn min_key(x: T) -> u32 { return min_key_f32(bitcast<u32>(x)); }\n"
+         "fn from_min_key(k: u32) -> T { return bitcast<f32>(from_min_key_f32(k)); }\n"
+         "fn max_key(x: T) -> u32 { return max_key_f32(bitcast<u32>(x)); }\n"
+         "fn from_max_key(k: u32) -> T { return bitcast<f32>(from_max_key_f32(k)); }\n",
+    F16: "fn min_key(x: T) -> u32 { return min_key_f32(bitcast<u32>(f32(x))); }\n"
+         "fn from_min_key(k: u32) -> T { return f16(bitcast<f32>(from_min_key_f32(k))); }\n"
+         "fn max_key(x: T) -> u32 { return max_key_f32(bitcast<u32>(f32(x))); }\n"
+         "fn from_max_key(k: u32) -> T { return f16(bitcast<f32>(from_max_key_f32(k))); }\n",
+    U64: "fn min_key(x: T) -> OrderKey { return x; }\n"
+         "fn from_min_key(k: OrderKey) -> T { return k; }\n",
+    I64: "fn min_key(x: T) -> OrderKey { return key(x); }\n"
+         "fn from_min_key(k: OrderKey) -> T { return from_key(k); }\n",
+    # 2^52 - 1 NaNs of one sign, and its negative modulo 2^64 (add64 of kernels/int64.wgsl).
+    F64: "const F64_NAN_KEYS = vec2<u32>(0xffffffffu, 0x000fffffu);\n"
+         "const F64_NAN_KEYS_NEGATED = vec2<u32>(1u, 0xfff00000u);\n"
+         "fn min_key(x: T) -> OrderKey { return add64(order_key_f64_total(x), F64_NAN_KEYS); }\n"
+         "fn from_min_key(k: OrderKey) -> T { return from_order_key_f64(add64(k, F64_NAN_KEYS_NEGATED)); }\n"
+         "fn max_key(x: T) -> OrderKey { return add64(order_key_f64_total(x), F64_NAN_KEYS_NEGATED); }\n"
+         "fn from_max_key(k: OrderKey) -> T { return from_order_key_f64(add64(k, F64_NAN_KEYS)); }\n",
+}
+for _dt in (U32, I32, U64, I64):  # integers: the key itself, min and max alike
+    _EXTREMES[_dt] += _EXTREMES[_dt].replace("min_key", "max_key")
+
 _WINNERS64 = (
     "fn key_for_min(x: T) -> OrderKey { return select(key(x), vec2<u32>(0u, 0u), is_nan(x)); }\n"
     "fn key_for_max(x: T) -> OrderKey { return select(key(x), vec2<u32>(0xffffffffu, 0xffffffffu), is_nan(x)); }\n"
@@ -73,14 +106,18 @@ def preamble(dt) -> str:
     key64_less), `key(x: T) -> OrderKey`, `from_key(k: OrderKey) -> T`, `is_nan(x: T) -> bool`,
     `key_nan_apart(x: T)` (key(x) for every non-NaN x; NaNs beyond both infinities, for
     hot loops that reject NaN themselves),
-    `key_for_min(x)` / `key_for_max(x)` (a NaN takes the winning key), and the bit-level
-    functions of kernels/order_key.wgsl (order_key_f32, from_order_key_f32, ...)."""
+    `key_for_min(x)` / `key_for_max(x)` (a NaN takes the winning key), `min_key(x)` /
+    `max_key(x)` and their inverses `from_min_key` / `from_max_key` (one-to-one keys for
+    min/max results: an input's own bits come back), and the bit-level functions of
+    kernels/order_key.wgsl (order_key_f32, from_order_key_f32, ...); for 64-bit dtypes
+    also kernels/int64.wgsl (add64, mul64), which the 64-bit keys use."""
     dt = np.dtype(dt)
     if dt not in _TYPED:
         raise TypeError(f"no order key for {dt}")
     wide = dt in WIDE
     alias = "alias OrderKey = vec2<u32>;\n" if wide else "alias OrderKey = u32;\n"
-    return kernel_source("order_key") + "\n" + alias + _TYPED[dt] + (_WINNERS64 if wide else _WINNERS)
+    files = ("int64", "order_key") if wide else "order_key"
+    return kernel_source(files) + "\n" + alias + _TYPED[dt] + _EXTREMES[dt] + (_WINNERS64 if wide else _WINNERS)
 
 
 NAN_KEY = 0xFFC00000
@@ -132,3 +169,27 @@ def host_values(keys, dt) -> np.ndarray:
     bits = np.where(keys >> 31 == 1, keys ^ np.uint32(0x80000000), ~keys).astype(np.uint32)
     values = bits.view(np.float32)
     return values.astype(dt) if dt == F16 else values
+
+
+def host_min_max(x, op: str, axis=None):
+    """The numpy twin of wgprim's min or max (`op`) of `x`: numpy's value, and where numpy
+    leaves the choice open (±0, several NaNs) the input bits that min_key / max_key pick
+    (kernels/order_key.wgsl): of ±0 a min gives -0.0 and a max +0.0; of several NaNs a min
+    gives the positive one with the smallest payload (else the negative one with the largest),
+    a max the negative one with the smallest payload (else the positive one with the largest)."""
+    x = np.asarray(x)
+    if op not in ("min", "max"):
+        raise ValueError(f"op must be 'min' or 'max', not {op!r}")
+    if x.dtype.kind != "f":
+        return getattr(x, op)(axis=axis)
+    wide = x.dtype.itemsize == 8
+    word = np.uint64 if wide else np.uint32
+    sign, nans = (word(1 << 63), word(2**52 - 1)) if wide else (word(1 << 31), word(2**23 - 1))
+    bits = (x.astype(np.float32) if x.dtype == F16 else x).view(word)
+    total = np.where(bits & sign, ~bits, bits | sign).astype(word)
+    with np.errstate(over="ignore"):
+        keys = (total + nans) if op == "min" else (total - nans)
+    pick = keys.argmin(axis=axis) if op == "min" else keys.argmax(axis=axis)
+    if axis is None:
+        return x.reshape(-1)[pick]
+    return np.take_along_axis(x, np.expand_dims(pick, axis), axis).squeeze(axis)

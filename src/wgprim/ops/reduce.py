@@ -6,9 +6,12 @@ Structure (each arrow a dispatch boundary, the only global sync):
   -> reduce_partials: only when there are more partials than one workgroup handles well
   -> reduce_final: one workgroup combines the partials and writes the result.
 
-Semantics follow numpy: u32/i32 arithmetic wraps modulo 2^32; argmin/argmax return the
-first index on ties; min/max/argmin/argmax propagate NaN; an empty input gives the
-identity for sum/prod/bitwise/custom operators and raises ValueError for min/max/arg*.
+Semantics follow numpy: u32/i32 arithmetic wraps modulo 2^32, u64/i64 modulo 2^64
+(kernels/int64.wgsl); argmin/argmax return the first index on ties; min/max/argmin/argmax
+propagate NaN, and min/max return one of the input's values bit for bit (which of ±0 and
+of several NaNs: kernels/order_key.wgsl); an empty input gives the identity for
+sum/prod/bitwise/custom operators and raises ValueError for min/max/arg*. float64 takes
+min/max/argmin/argmax only (operators.FLOAT64_ARITHMETIC).
 Float sums and products round differently from numpy's pairwise order: see
 `sum_error_bound` and `prod_error_bound` for the bounds the tests hold them to.
 """
@@ -24,7 +27,13 @@ from wgprim.ops.common import chunks
 from wgprim.program import Program, get_pipeline, lookup
 
 WG = 256
-TILE = WG * 4 * 4  # elements per tile: WG invocations x 4 vec4 loads
+VECS = 4  # packet loads per invocation per tile (reduce.wgsl)
+TILE = WG * VECS * 4  # elements per tile of 4-byte (and 2-byte) dtypes; tile(dt) for any
+
+
+def tile(dt: np.dtype) -> int:
+    """Elements per tile: WG invocations x VECS packets (16 bytes: 4 elements, 2 of 64 bits)."""
+    return WG * VECS * operators.packet_elements(dt)
 MAX_GROUPS = 2048  # step-1 workgroups per chunk: a few waves on a large GPU, few partials
 FINAL_MAX = 8192  # partials the last single workgroup combines
 PARTIALS_PER_GROUP = 4096  # partials per workgroup in an intermediate level
@@ -39,7 +48,7 @@ def sum_error_bound(n: int, abs_sum: float, dtype=np.float32) -> float:
     relative to the magnitudes involved), so |error| <= depth * eps * sum(|x|).
     """
     eps = float(np.finfo(dtype).eps)
-    tiles = -(-n // TILE)
+    tiles = -(-n // tile(np.dtype(dtype)))
     per_group = -(-tiles // MAX_GROUPS)
     depth = 4 * per_group + 8 + 8 + 3 * 16
     return depth * eps * abs_sum
@@ -58,9 +67,11 @@ class ReduceRecorder:
     def __init__(self, dev, n: int, dt: np.dtype, op):
         self.n, self.dt, self.op = n, dt, op
         self.name, _ = operators.resolve(op, dt)
-        self.preamble = operators.preamble(op, dt) + block_scan.reduce_preamble(block_scan.ACCUMULATOR)
+        self.preamble = (operators.preamble(op, dt) + operators.packet_preamble(dt)
+                         + block_scan.reduce_preamble(block_scan.ACCUMULATOR))
         self.acc_bytes = operators.accumulator_bytes(op, dt)
-        self.chunks = chunks(n, dt.itemsize, TILE, dev)
+        self.tile = tile(dt)
+        self.chunks = chunks(n, dt.itemsize, self.tile, dev)
         self.pipes = {
             e: get_pipeline(dev, "reduce", self.preamble, e, {"WG": WG})
             for e in ("reduce_tiles", "reduce_partials", "reduce_final")
@@ -68,7 +79,7 @@ class ReduceRecorder:
         # Step-1 shape per chunk: (groups, tiles per group).
         self.shapes = []
         for c in self.chunks:
-            tiles = -(-c.count // TILE)
+            tiles = -(-c.count // self.tile)
             per = -(-tiles // MAX_GROUPS)
             self.shapes.append((-(-tiles // per), per))
         self.partial_count = builtins.sum(g for g, _ in self.shapes)

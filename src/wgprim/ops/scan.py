@@ -3,13 +3,14 @@ scan(x, op, exclusive) (their front doors are in api/scan.py).
 
 One level is three dispatches: scan_reduce (one total per tile) -> scan of the tile
 totals -> scan_downsweep (each tile scanned again from its tile's prefix). The scan of
-the totals is this same recursion, so 4096^k elements need k levels; a single tile is
-one dispatch. Operators must be associative; order is kept, so they need not commute.
-u32/i32 wrap modulo 2^32 (numpy's cumsum would widen to int64: compare with
-`np.cumsum(x, dtype=x.dtype)`).
+the totals is this same recursion, so 4096^k elements need k levels (2048^k of 64-bit
+dtypes, whose tiles hold as many bytes); a single tile is one dispatch. Operators must be
+associative; order is kept, so they need not commute. u32/i32 wrap modulo 2^32 (numpy's
+cumsum would widen to int64: compare with `np.cumsum(x, dtype=x.dtype)`), u64/i64 modulo
+2^64 (kernels/int64.wgsl).
 
-This is the `method="reduce-then-scan"` path. The default for 32-bit types beyond one tile
-is the single pass of ops/chained_scan.py (docs/scan.md).
+This is the `method="reduce-then-scan"` path. The default for 32- and 64-bit types beyond
+one tile is the single pass of ops/chained_scan.py (docs/scan.md).
 """
 from __future__ import annotations
 
@@ -23,7 +24,12 @@ from wgprim.ops.common import chunks
 from wgprim.program import Program, consecutive_subgroups, get_pipeline, lookup
 
 WG = 256
-TILE = WG * 16  # elements per workgroup: 16 consecutive per invocation
+TILE = WG * 16  # elements per workgroup: 16 consecutive per invocation (4 packets of 4)
+
+
+def tile(dt: np.dtype) -> int:
+    """Elements per tile: 4 packets per invocation (kernels/scan.wgsl), 16 bytes each."""
+    return WG * 4 * operators.packet_elements(dt)
 
 
 def cumsum_error_bound(abs_prefix_sums, dtype=np.float32, method: str | None = None):
@@ -54,8 +60,9 @@ class ScanRecorder:
     def __init__(self, device: Device, dt: np.dtype, op):
         operators.resolve(op, dt, for_scan=True)
         self.dt = dt
-        self.tile = TILE
-        preamble = operators.preamble(op, dt, for_scan=True) + block_scan.scan_preamble(device, block_scan.OPERATOR)
+        self.tile = tile(dt)
+        preamble = (operators.preamble(op, dt, for_scan=True) + operators.packet_preamble(dt)
+                    + block_scan.scan_preamble(device, block_scan.OPERATOR))
         self.reduce = get_pipeline(device, "scan", preamble, "scan_reduce", {"WG": WG})
         self.downsweep = get_pipeline(device, "scan", preamble, "scan_downsweep", {"WG": WG})
 
