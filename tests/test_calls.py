@@ -14,12 +14,25 @@ from support import counting, counting_submits
 CASES = [pytest.param(p, dt, id=f"{p.name}-{dt}") for p in registry.entries("demo") for dt in p.dtypes]
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture(scope="module", autouse=True)
 def no_garbage_from_earlier_tests():
     """Arrays kept in reference cycles by earlier tests (an exception's frames) would go back
     to the pool whenever the garbage collector runs, maybe inside a measured loop, and a call
-    handed such an older buffer records anew: collected before, not during, each test."""
+    handed such an older buffer records anew: collected once before this module's tests."""
     gc.collect()
+
+
+@pytest.fixture(autouse=True)
+def no_collection_while_measuring():
+    """...and no collection during a test (a full one per test costs seconds once the
+    suite's heap is large): what a test frees, it frees by reference counts, in order."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 @pytest.mark.parametrize("n", [1000, 70_001])
