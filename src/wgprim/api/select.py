@@ -92,13 +92,13 @@ def _runs(s: Array, counts: bool, source: Array | None = None, perm: Array | Non
     sort made of its keys) and `index` gives each run's first index into it. equal_nan
     False: every NaN is a run of its own."""
     mask = _run_starts(s, equal_nan)
-    starts = _select(None, mask, kept=False) if counts or (s.itemsize != 4 and perm is None) else None
+    starts = _select(None, mask) if counts or (s.itemsize != 4 and perm is None) else None
     from_source = perm is not None and (s.dtype.kind == "f" or s.itemsize != 4)
-    firsts = _select(perm, mask, kept=False) if index or from_source else None
+    firsts = _select(perm, mask) if index or from_source else None
     if from_source:
         values = compaction.gather_kept(source, firsts)
     elif s.itemsize == 4:
-        values = _select(s, mask, kept=False)
+        values = _select(s, mask)
     else:  # 8-byte values: taken at the runs' starts
         values = compaction.gather_kept(s, starts)
     return values, (firsts if index else None), (_run_lengths(starts, s.size) if counts else None)
@@ -155,13 +155,13 @@ def _unique(x, want_index: bool, want_inverse: bool, want_counts: bool, equal_na
     with batch():
         if want_index or want_inverse:
             # the sorted keys come with the permutation; the values from the input by it
-            perm, s = argsort_with_keys(flat, keep_keys=True, kept=False)
+            perm, s = argsort_with_keys(flat, keep_keys=True)
             values, index, counts = _runs(s, want_counts, flat, perm, want_index, equal_nan)
             inverse = _inverse(s, perm, arr.shape, equal_nan) if want_inverse else None
             return values, index, inverse, counts
         # The sorts are stable and move the input's own bits: each run's first element is the
         # first of its equal elements in x's order, as with the permutation above.
-        values, _, counts = _runs(sorted_copy(flat, kept=False), want_counts, equal_nan=equal_nan)
+        values, _, counts = _runs(sorted_copy(flat), want_counts, equal_nan=equal_nan)
         return values, None, None, counts
 
 

@@ -31,7 +31,7 @@ from wgprim.ops import block_scan, order_key
 from wgprim.ops.common import as_input, chunks
 from wgprim.ops.radix_sort import radix_sorter
 from wgprim.ops.scan import ScanRecorder, scan_recorder
-from wgprim.program import Program, consecutive_subgroups, get_pipeline, lookup
+from wgprim.program import Program, consecutive_subgroups, get_pipeline, lookup, run_recorded
 
 U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
 U64, I64, F64 = np.dtype(np.uint64), np.dtype(np.int64), np.dtype(np.float64)
@@ -228,11 +228,10 @@ def _record_run_starts(program: Program, s: Array, out: Array, entry: str = "mar
 
 
 def _run_starts(s: Array, equal_nan: bool = True) -> Array:
-    """A bool mask: True where s[i] starts a run of equal values."""
+    """A bool mask: True where s[i] starts a run of equal values (a kept recording)."""
     mask = empty((s.size,), BOOL, s.device)
-    program = Program(s.device, label="mark runs")
-    _record_run_starts(program, s, mask, equal_nan=equal_nan)
-    program.run()
+    run_recorded(s.device, ("mark runs", bool(equal_nan)), (s, mask),
+                 lambda p, s, mask: _record_run_starts(p, s, mask, equal_nan=equal_nan), "mark runs")
     return mask
 
 
