@@ -356,21 +356,9 @@ def test_no_edges_gives_numpy_empty_result(dtype):
 def bindings_within_limit(monkeypatch):
     """Fail if any storage binding of a dispatch is larger than the device's binding limit
     (lowered by binding_limit): the windowed paths must really keep within it."""
-    import wgpu
+    from support import check_binding_sizes
 
-    from wgprim.program import Program
-
-    real = Program.dispatch
-
-    def checked(self, label, pipeline, bindings, groups):
-        for r in bindings.values():
-            buffer = r["buffer"] if isinstance(r, dict) else r
-            size = r["size"] if isinstance(r, dict) else buffer.size
-            if not buffer.usage & wgpu.BufferUsage.UNIFORM:
-                assert size <= self.device.max_binding_bytes, f"{label}: a {size}-byte binding"
-        return real(self, label, pipeline, bindings, groups)
-
-    monkeypatch.setattr(Program, "dispatch", checked)
+    check_binding_sizes(monkeypatch)
 
 
 @pytest.mark.parametrize("dtype", [np.uint32, np.int32, np.uint64, np.int64])
