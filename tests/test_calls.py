@@ -18,8 +18,18 @@ CASES = [pytest.param(p, dt, id=f"{p.name}-{dt}") for p in registry.entries("dem
 def no_garbage_from_earlier_tests():
     """Arrays kept in reference cycles by earlier tests (an exception's frames) would go back
     to the pool whenever the garbage collector runs, maybe inside a measured loop, and a call
-    handed such an older buffer records anew: collected once before this module's tests."""
+    handed such an older buffer records anew: collected once before this module's tests.
+    The per-device caches start empty too: thousands of earlier tests fill the bounded ones
+    (kept recordings, building blocks, bind groups), and what they evict then is the suite's
+    history, not the call under test."""
+    from wgprim.program import forget_recordings
+
     gc.collect()
+    device = wgprim.get_device()
+    forget_recordings(device)
+    for name in ("lookup", "bind groups", "bind groups by buffer"):
+        device.cache(name).clear()
+    wgprim.memory_pool(device).free_all_blocks()
 
 
 @pytest.fixture(autouse=True)
