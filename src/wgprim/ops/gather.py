@@ -21,13 +21,15 @@ WG = 256
 # offsets aligned for binding).
 TILE = 256
 
-_ENTRY = {1: ("gather_packed", {"PER": 4}), 2: ("gather_packed", {"PER": 2}),
-          4: ("gather_words", {}), 8: ("gather_pairs", {})}
+# itemsize -> (kernel file and entry, preamble, constants)
+_ENTRY = {1: ("gather_packed", "", {"PER": 4}), 2: ("gather_packed", "", {"PER": 2}),
+          4: ("gather_elements", "alias Element = u32;\n", {}),
+          8: ("gather_elements", "alias Element = vec2<u32>;\n", {})}
 
 
 def _pipeline(device, itemsize: int):
-    entry, constants = _ENTRY[itemsize]
-    return get_pipeline(device, ("gather", entry), "", entry, {"WG": WG, **constants})
+    entry, preamble, constants = _ENTRY[itemsize]
+    return get_pipeline(device, ("gather", entry), preamble, entry, {"WG": WG, **constants})
 
 
 def record_gather(program: Program, src: Array, indices: Array, out: Array) -> None:
