@@ -77,7 +77,7 @@ def _setup(dt: np.dtype, bins, range, device):
     if found is None:
         found = _make_setup(dt, bins, range, device)
         if len(_SETUPS) >= _SETUPS_KEPT:
-            _SETUPS.pop(next(iter(_SETUPS)))
+            _SETUPS.pop(next(iter(_SETUPS), None), None)  # another thread may have emptied it
         _SETUPS[key] = found
     return found
 
