@@ -34,6 +34,30 @@ RAISED_LIMITS = (
 # Optional features, requested when offered.
 OPTIONAL_FEATURES = ("subgroup", "shader-f16", "timestamp-query", "timestamp-query-inside-passes")
 
+# Mesa's llvmpipe (lavapipe on Vulkan, llvmpipe on OpenGL: the default where there is no
+# GPU) silently ends every loop of a shader invocation once that invocation has run 65,535
+# loop iterations in all, summed over every loop it ran (gallivm's loop limiter). A kernel
+# whose loop count can grow with the data or with the schedule bounds its work per
+# dispatch where a cap is known (docs/design.md, "The loop cap").
+LLVMPIPE_LOOP_CAP = 65_535
+
+
+def _loop_cap(adapter) -> int | None:
+    """The loop cap of `adapter`'s driver: WGPRIM_LOOP_CAP when set (0: none), else
+    llvmpipe's, else None (no cap known)."""
+    wanted = os.environ.get("WGPRIM_LOOP_CAP")
+    if wanted is not None and wanted.strip():
+        try:
+            cap = int(wanted)
+        except ValueError:
+            raise ValueError(f"WGPRIM_LOOP_CAP must be a whole number of loop iterations (0: no cap), not {wanted!r}") from None
+        if cap < 0:
+            raise ValueError(f"WGPRIM_LOOP_CAP must be 0 or more, not {cap}")
+        return cap or None
+    info = getattr(adapter, "info", None) or {}
+    names = " ".join(str(info.get(k, "")) for k in ("vendor", "device", "description")).lower()
+    return LLVMPIPE_LOOP_CAP if "llvmpipe" in names else None
+
 
 def _request_adapter_list():
     import wgpu
@@ -63,6 +87,10 @@ class Device:
     # Which device this process opened it as (1, 2, ...): names it in errors when two
     # devices of one adapter meet in a call.
     number: int = 0
+    # Loop iterations one invocation may run in all before the driver ends its loops
+    # (None: no cap known; see LLVMPIPE_LOOP_CAP). Tests lower it (`loop_cap`) to exercise
+    # the bounded paths on any adapter.
+    loop_cap: int | None = None
     _caches: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -118,7 +146,8 @@ def _wrap(adapter, gpu_device) -> Device:
     """wgprim's Device for an open wgpu device, numbered in the order this process met it."""
     limits = dict(gpu_device.limits)
     return Device(adapter=adapter, device=gpu_device, features=frozenset(gpu_device.features), limits=limits,
-                  max_binding_bytes=int(limits["max-storage-buffer-binding-size"]), number=next(_numbers))
+                  max_binding_bytes=int(limits["max-storage-buffer-binding-size"]), number=next(_numbers),
+                  loop_cap=_loop_cap(adapter))
 _opened: "weakref.WeakValueDictionary[int, Device]" = weakref.WeakValueDictionary()
 _wanted_adapter: str | int | None = None
 # Opening the device happens once per process even when many threads start at once.
@@ -277,6 +306,21 @@ def binding_limit(nbytes: int):
         yield dev
     finally:
         dev.max_binding_bytes = saved
+
+
+@contextlib.contextmanager
+def loop_cap(iterations: int | None):
+    """Pretend the driver ends an invocation's loops after `iterations` loop iterations in
+    all (None: no cap), for tests of the paths that bound their work per dispatch."""
+    dev = get_device()
+    if iterations is not None and iterations <= 0:
+        raise ValueError("a loop cap must be a positive number of iterations, or None")
+    saved = dev.loop_cap
+    dev.loop_cap = iterations
+    try:
+        yield dev
+    finally:
+        dev.loop_cap = saved
 
 
 # What wgprim needs of a device the user opens: WebGPU's default limits are enough for
