@@ -8,6 +8,11 @@
 // (chain_reduce_tile: the fallback) and goes on further back. So every loop below ends after
 // a bounded number of rounds whatever the scheduler does (one workgroup at a time, any order).
 //
+// How far back a look-back can walk is bounded by the tiles of its dispatch, which the host
+// bounds where the driver caps an invocation's loop iterations (Mesa's llvmpipe: 65,535 in
+// all, then every loop ends silently; ops/chained_scan.lookback_tiles, docs/scan.md "The
+// loop cap"). So the fallback's reduction runs no loop at run time (chain_workgroup_total).
+//
 // Atomics do not order other memory, so every value travels inside the atomic words that
 // carry its state: each 32-bit word of a value is two 16-bit halves, each in its own
 // atomic<u32> with a READY bit (bit 16). A value of CHAIN_WORDS words (1, or 2 for 64-bit
@@ -28,9 +33,13 @@
 // The including kernel defines: `alias ChainT` (the value type, 32 or 64 bits), chain_identity(),
 // chain_combine(a, b) (associative, kept in order), `Invocation` (with `index`), `WG`, and
 // chain_reduce_tile(inv, tile) -> ChainT, the in-order combination of tile `tile`'s input,
-// called by the whole workgroup in uniform control flow.
+// called by the whole workgroup in uniform control flow, with no loop that runs at run time
+// (chain_workgroup_total combines the invocations' parts).
 
 override SPIN_BUDGET: u32 = 4u;    // polls of a NOT READY predecessor before falling back
+// Test mode (SPIN_SEED != 0): each tile polls at most a pseudo-random 0..SPIN_BUDGET times,
+// so that under real concurrency some tiles fall back and others don't.
+override SPIN_SEED: u32 = 0u;
 override PUBLISH_FALLBACK: bool = false;
 // Test modes (FAULT_MODE != 0): tiles with tile % FAULT_EVERY == FAULT_PHASE misbehave.
 // 1: publish nothing; 2: spin FAULT_DELAY rounds before publishing; 3: publish the
@@ -68,6 +77,46 @@ var<workgroup> lb_fallback: u32;  // the tile to reduce ourselves, or LOOKBACK_D
 var<workgroup> lb_prefix: ChainT;
 var<workgroup> lb_carry: ChainT;
 var<workgroup> lb_aggregate: ChainT;  // set by the including kernel before chained_prefix
+var<workgroup> chain_tree: array<ChainT, WG>;
+var<private> lb_spin_budget: u32;  // this tile's polls before a fallback (lookback_windows)
+
+const CHAIN_TREE_STEPS: u32 = 10u;  // log2 of the largest workgroup (1024 invocations)
+
+// The combination of every invocation's `mine`, in invocation order, for the whole
+// workgroup: a tree in workgroup memory whose loop is written out when the kernel is
+// compiled (unroll.py), so it counts no loop iteration at run time. Uniform control flow.
+fn chain_workgroup_total(inv: Invocation, mine: ChainT) -> ChainT {
+  let t = inv.index;
+  chain_tree[t] = mine;
+  // unroll
+  for (var k = 0u; k < CHAIN_TREE_STEPS; k++) {
+    let s = 1u << k;
+    if (s < WG) {
+      workgroupBarrier();
+      // Slots that are multiples of 2s take in their neighbour s away (in order); the
+      // neighbour is no writer this step.
+      if ((t & (2u * s - 1u)) == 0u && t + s < WG) {
+        chain_tree[t] = chain_combine(chain_tree[t], chain_tree[t + s]);
+      }
+    }
+  }
+  return workgroupUniformLoad(&chain_tree[0]);
+}
+
+// The polls of a NOT READY predecessor this tile makes before it falls back.
+fn tile_spin_budget(tile: u32) -> u32 {
+  if (SPIN_SEED == 0u) {
+    return SPIN_BUDGET;
+  }
+  // A 32-bit integer hash of the tile and the seed (lowbias32, by Chris Wellons).
+  var h = (chain.tile_base + tile) ^ SPIN_SEED;
+  h ^= h >> 16u;
+  h *= 0x7feb352du;
+  h ^= h >> 15u;
+  h *= 0x846ca68bu;
+  h ^= h >> 16u;
+  return h % (SPIN_BUDGET + 1u);
+}
 
 fn faulty(tile: u32) -> bool {
   return FAULT_MODE != 0u && (chain.tile_base + tile) % FAULT_EVERY == FAULT_PHASE;
@@ -140,6 +189,7 @@ fn chained_prefix(inv: Invocation, tile: u32, last: bool) -> ChainT {
   // invocation 0's copies count (the window functions may update others' copies alike).
   var acc = chain_identity();
   var polls = 0u;
+  lb_spin_budget = tile_spin_budget(tile);
   workgroupBarrier();  // lb_aggregate is set
   let aggregate = lb_aggregate;
   if (t == 0u) {

@@ -47,12 +47,12 @@ fn lookback_windows(inv: Invocation, end: u32, acc: ptr<function, ChainT>, polls
       lb_end = end - k;
       *polls = 0u;
     } else {
-      // The nearest predecessor is NOT READY: poll again, at most SPIN_BUDGET times.
+      // The nearest predecessor is NOT READY: poll again, at most lb_spin_budget (SPIN_BUDGET) times.
       if (STATS) {
         atomicAdd(&chain_stats[2], 1u);
       }
       *polls += 1u;
-      if (*polls > SPIN_BUDGET) {
+      if (*polls > lb_spin_budget) {
         lb_fallback = end - 1u;
         *polls = 0u;
       }

@@ -75,12 +75,12 @@ fn lookback_windows(inv: Invocation, start: u32, acc: ptr<function, ChainT>, pol
       *polls = 0u;
       continue;
     }
-    // The nearest predecessor is NOT READY: poll again, at most SPIN_BUDGET times.
+    // The nearest predecessor is NOT READY: poll again, at most lb_spin_budget (SPIN_BUDGET) times.
     if (STATS && lane == 0u) {
       atomicAdd(&chain_stats[2], 1u);
     }
     *polls += 1u;
-    if (*polls > SPIN_BUDGET) {
+    if (*polls > lb_spin_budget) {
       if (lane == 0u) {
         lb_fallback = end - 1u;
       }

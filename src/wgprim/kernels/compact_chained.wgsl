@@ -20,14 +20,11 @@ fn chain_combine(a: u32, b: u32) -> u32 {
   return a + b;
 }
 
-// The fallback: the set flags of tile `tile`, counted from the mask as select_count does.
+// The fallback: the set flags of tile `tile`, counted from the mask as select_count does:
+// a tile is WG vec4s of mask (TILE / 16), one per invocation. No loop runs at run time
+// (chained_lookback.wgsl's header says why).
 fn chain_reduce_tile(inv: Invocation, tile: u32) -> u32 {
-  let per_tile = TILE / 16u;  // vec4s of mask per tile
-  var c = 0u;
-  for (var v = tile * per_tile + inv.index; v < (tile + 1u) * per_tile; v += WG) {
-    c += count4(v);
-  }
-  return block_exclusive_scan_total(inv, vec4<u32>(c, 0u, 0u, 0u)).total.x;
+  return chain_workgroup_total(inv, count4(tile * WG + inv.index));
 }
 
 @compute @workgroup_size(WG)

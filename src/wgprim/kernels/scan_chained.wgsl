@@ -20,24 +20,18 @@ fn chain_combine(a: T, b: T) -> T {
   return combine(a, b);
 }
 
-var<workgroup> fallback_total: T;
-
-// The fallback: tile `tile`'s elements combined in order (whatever the tile's layout in
-// the kernel that owns it, the order of the elements is the same). Each block of WG * VECS
-// packets is one block scan (scan.wgsl's layout); ROWS / VECS blocks follow each other.
+// The fallback: tile `tile`'s elements combined in order. Whatever the tile's layout in the
+// kernel that owns it, its elements are the WG * ROWS packets from packet tile * WG * ROWS
+// on: invocation i combines ROWS consecutive ones, chain_workgroup_total the invocations.
+// No loop runs at run time (chained_lookback.wgsl's header says why).
 fn chain_reduce_tile(inv: Invocation, tile: u32) -> T {
-  var total = identity();
-  for (var b = 0u; b < ROWS / VECS; b++) {
-    let first = ((tile * (ROWS / VECS) + b) * WG + inv.index) * VECS;
-    let v = load_own(first);
-    let mine = combine(combine(total4(v[0]), total4(v[1])), combine(total4(v[2]), total4(v[3])));
-    let before = block_exclusive_scan(inv, mine);
-    if (inv.index == WG - 1u) {
-      fallback_total = combine(before, mine);
-    }
-    total = combine(total, workgroupUniformLoad(&fallback_total));
+  let first = (tile * WG + inv.index) * ROWS;
+  var mine = identity();
+  // unroll
+  for (var k = 0u; k < ROWS; k++) {
+    mine = combine(mine, total4(load_vec(first + k)));
   }
-  return total;
+  return chain_workgroup_total(inv, mine);
 }
 
 // Each invocation owns VECS consecutive packets (ROWS == VECS): scan.wgsl's downsweep with

@@ -80,11 +80,42 @@ def publishes_fallback(op, dt: np.dtype) -> bool:
     return dt.kind in "iu" and not isinstance(op, operators.Monoid)
 
 
-def lookback_constants(spin_budget: int, publish: bool, fault: Fault | None, stats: bool) -> dict:
-    consts = {"SPIN_BUDGET": int(spin_budget), "PUBLISH_FALLBACK": bool(publish), "STATS": bool(stats)}
+def lookback_constants(spin_budget: int, publish: bool, fault: Fault | None, stats: bool,
+                       spin_seed: int = 0) -> dict:
+    """The look-back's pipeline constants. `spin_seed` (tests): nonzero gives each tile its
+    own pseudo-random spin budget in 0..spin_budget, so that some tiles fall back."""
+    consts = {"SPIN_BUDGET": int(spin_budget), "PUBLISH_FALLBACK": bool(publish), "STATS": bool(stats),
+              "SPIN_SEED": int(spin_seed) & 0xFFFFFFFF}
     if fault is not None:
         consts.update(fault.constants())
     return consts
+
+
+# The loop cap (device.loop_cap: Mesa's llvmpipe ends every loop of an invocation once it
+# has run 65,535 loop iterations in all). A workgroup's look-back walks back at most over
+# the tiles of its own dispatch, so where the driver has a cap a look-back dispatch spans
+# at most lookback_tiles() tiles. Per tile walked back over, a workgroup runs at most
+# SPIN_BUDGET + 2 windows (one that moves, up to SPIN_BUDGET + 1 polls before a fallback)
+# and one fallback, whose reduction runs no loop. Measured on lavapipe (subgroups of 8,
+# every tile silent so that the last one falls back over all others): about 5 loop
+# iterations per window and 1 per fallback; the constants below take 8 and 16, and FIXED
+# the loops of the tile's own scan or ranking, with room to spare (docs/scan.md, "The loop
+# cap").
+WINDOW_ITERATIONS = 8
+FALLBACK_ITERATIONS = 16
+FIXED_ITERATIONS = 4096
+
+
+def lookback_tiles(device: Device, spin_budget: int = SPIN_BUDGET, fault: Fault | None = None) -> int | None:
+    """The most tiles one look-back dispatch may span on `device` so that no workgroup's
+    loops can reach the driver's loop cap, whatever the schedule: None where no cap is
+    known (one dispatch per storage binding, as before)."""
+    cap = device.loop_cap
+    if cap is None:
+        return None
+    per_tile = (int(spin_budget) + 2) * WINDOW_ITERATIONS + FALLBACK_ITERATIONS
+    fixed = FIXED_ITERATIONS + (fault.delay if fault is not None and fault.mode == "late" else 0)
+    return max(1, (cap - fixed) // per_tile)
 
 
 # What kernels/chained_lookback.wgsl needs of its values: their 32-bit words.
@@ -121,12 +152,15 @@ def reset_states(p: Program, states, tiles: int) -> None:
 class ChainedRecorder:
     """Records the single-pass scan of (dtype, op). `layout`: "striped" (coalesced, needs
     consecutive subgroups) or "blocked" (scan.wgsl's layout); None picks striped where
-    possible. `spin_budget`, `fault`, `stats`, `rows`, `per_lane` and `unroll` (False: the
-    kernel's loops compiled as written, unroll.py) exist for tests and measurements."""
+    possible. `spin_budget`, `spin_seed`, `fault`, `stats`, `rows`, `per_lane` and `unroll`
+    (False: the kernel's loops compiled as written, unroll.py) exist for tests and
+    measurements. Each dispatch spans at most one storage binding and, where the driver
+    caps loop iterations, lookback_tiles() tiles."""
 
     def __init__(self, device: Device, dt: np.dtype, op, *, layout: str | None = None,
                  spin_budget: int = SPIN_BUDGET, fault: Fault | None = None, stats: bool = False,
-                 rows: int | None = None, per_lane: int = PER_LANE, unroll: bool = True):
+                 rows: int | None = None, per_lane: int = PER_LANE, unroll: bool = True,
+                 spin_seed: int = 0):
         dt = np.dtype(dt)
         if not supports(dt):
             raise TypeError(f"the single-pass scan takes {', '.join(map(str, SINGLE_PASS_DTYPES))}, not {dt}")
@@ -152,12 +186,13 @@ class ChainedRecorder:
                     + block_scan.scan_preamble(device, block_scan.OPERATOR, subgroups=subgroups)
                     + f"const ROWS: u32 = {rows}u;\n" + lookback_preamble(per_lane, self.words)
                     + ("" if unroll else UNROLL_OFF))
-        consts = {"WG": WG, **lookback_constants(spin_budget, publishes_fallback(op, dt), fault, stats)}
+        consts = {"WG": WG, **lookback_constants(spin_budget, publishes_fallback(op, dt), fault, stats, spin_seed)}
         self.pipeline = get_pipeline(device, kernel, preamble, entry, consts)
+        self.spin_budget, self.fault = spin_budget, fault
 
     def record(self, p: Program, src: Array, dst: Array, exclusive: bool, stats=None) -> None:
         n, dev = src.size, p.device
-        parts = chunks(n, self.dt.itemsize, self.tile, dev)
+        parts = chunks(n, self.dt.itemsize, self.tile, dev, lookback_tiles(dev, self.spin_budget, self.fault))
         groups = [-(-c.count // self.tile) for c in parts]
         states = p.temp(16 * self.words * sum(groups))
         carry = p.temp(self.dt.itemsize * (len(parts) + 1))
@@ -175,7 +210,7 @@ class ChainedRecorder:
 
 def chained_scan(x, op="sum", exclusive: bool = False, **options):
     """The single-pass scan of the flattened `x` with recorder `options` (layout,
-    spin_budget, fault, rows, per_lane); returns (result Array, look-back statistics
+    spin_budget, spin_seed, fault, rows, per_lane); returns (result Array, look-back statistics
     {fallbacks, rounds, polls}) — the statistics are counted only when asked
     (`stats=True`), for tests that must see the fallback happen."""
     from wgprim.array import empty

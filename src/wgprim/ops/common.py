@@ -63,9 +63,12 @@ class Chunk:
         return {"buffer": array.buffer, "offset": offset, "size": end - offset}
 
 
-def chunks(n: int, itemsize: int, tile: int, device: Device) -> list[Chunk]:
-    """Split n elements into windows of whole tiles that each fit one storage binding."""
+def chunks(n: int, itemsize: int, tile: int, device: Device, max_tiles: int | None = None) -> list[Chunk]:
+    """Split n elements into windows of whole tiles that each fit one storage binding (and
+    hold at most `max_tiles` tiles, where given)."""
     per_binding = (device.max_binding_bytes // (tile * itemsize)) * tile
+    if max_tiles is not None:
+        per_binding = min(per_binding, max(1, int(max_tiles)) * tile)
     # Each window starts at a multiple of the tile, which keeps offsets aligned for binding.
     assert (per_binding * itemsize) % device.storage_offset_alignment == 0
     if per_binding <= 0:

@@ -15,7 +15,7 @@ import numpy as np
 
 from wgprim.array import Array, empty, zeros
 from wgprim.ops.chained_scan import (SPIN_BUDGET, Fault, lookback_constants, lookback_preamble,
-                                     reset_states, window_fragment)
+                                     lookback_tiles, reset_states, window_fragment)
 from wgprim.ops import block_scan
 from wgprim.ops.common import as_input, chunks
 from wgprim.ops.gather import record_gather
@@ -42,23 +42,25 @@ def single_pass_default(n: int) -> bool:
     return n <= SINGLE_PASS_UP_TO
 
 
-def parts(device, n: int) -> list:
-    """The binding-sized chunks of a compaction of n elements: one output Array and one
-    kept count each (record_compact)."""
-    return chunks(n, 4, TILE, device)
+def parts(device, n: int, spin_budget: int = SPIN_BUDGET, fault: Fault | None = None) -> list:
+    """The chunks of a compaction of n elements, one dispatch each: one storage binding at
+    most, and lookback_tiles() tiles where the driver caps loop iterations. One output
+    Array and one kept count each (record_compact)."""
+    return chunks(n, 4, TILE, device, lookback_tiles(device, spin_budget, fault))
 
 
 def record_compact(program: Program, x: Array | None, mask: Array, outs: list, totals: Array, *,
                    spin_budget: int = SPIN_BUDGET, fault: Fault | None = None, stats=None,
-                   per_lane: int = COMPACT_PER_LANE) -> None:
-    """Add the compaction of x (None: the indices) by mask: chunk i of parts() into
-    outs[i] (room for every element of the chunk), its kept count into totals[i]."""
+                   per_lane: int = COMPACT_PER_LANE, spin_seed: int = 0) -> None:
+    """Add the compaction of x (None: the indices) by mask: chunk i of parts() (with the
+    same spin_budget and fault) into outs[i] (room for every element of the chunk), its
+    kept count into totals[i]."""
     dev = mask.device
     dt = U32 if x is None else x.dtype
     kind = "indices" if x is None else "values"
     subgroups = consecutive_subgroups(dev)
     consts = {"WG": WG, "TPW": 1,
-              **lookback_constants(spin_budget, True, fault, stats is not None)}
+              **lookback_constants(spin_budget, True, fault, stats is not None, spin_seed)}
     preamble = (f"alias T = {WGSL[dt]};\n" + block_scan.scan_preamble(dev, "vec4<u32>", subgroups=subgroups)
                 + lookback_preamble(per_lane))
     # Tiles written one invocation per 4 elements (select.EMIT's "words"): with the
@@ -68,7 +70,7 @@ def record_compact(program: Program, x: Array | None, mask: Array, outs: list, t
     pipe = get_pipeline(dev, ("select", "select_emit_words", window_fragment(subgroups), "chained_lookback",
                               "compact_chained"),
                         preamble, f"compact_chained_{kind}", consts)
-    chunked = parts(dev, mask.size)
+    chunked = parts(dev, mask.size, spin_budget, fault)
     groups = [-(-c.count // TILE) for c in chunked]
     states = program.temp(16 * sum(groups))
     stats = program.temp(16) if stats is None else stats
@@ -95,12 +97,13 @@ def gather_kept(x: Array, positions: Array) -> Array:
 
 def compact_single_pass(x, mask, **options):
     """x[mask] (x None: flatnonzero(mask)) through the single pass with `options`
-    (spin_budget, fault); returns (result Array, look-back statistics), for tests."""
+    (spin_budget, spin_seed, fault); returns (result Array, look-back statistics), for tests."""
     m = _as_mask(mask).ravel()
     arr = None if x is None else as_input(x).ravel()
     dt = U32 if arr is None else arr.dtype
     counters = zeros((4,), U32, m.device)
-    outs = [empty((c.count,), dt, m.device) for c in parts(m.device, m.size)]
+    outs = [empty((c.count,), dt, m.device)
+            for c in parts(m.device, m.size, options.get("spin_budget", SPIN_BUDGET), options.get("fault"))]
     totals = empty((len(outs),), U32, m.device)
     program = Program(m.device, label="compact single-pass")
     record_compact(program, arr, m, outs, totals, stats=counters.buffer, **options)
