@@ -169,11 +169,12 @@ def recorded(device: Device, key: tuple, arrays: tuple, record, label: str = "")
     an uploaded table) for as long as it is kept; the arrays' own buffers stay theirs: a
     result dropped by the caller goes back to the memory pool, and the next call of the same
     shape gets that buffer and this recording again. Recordings that bind a buffer the pool
-    destroys are dropped with it. The key also holds the device's binding limit and
-    settings() (tests change both). Thread-safe (two threads may record the same key at
+    destroys are dropped with it. The key also holds the device's binding limit, its loop
+    cap and settings() (tests change them). Thread-safe (two threads may record the same key at
     once; one recording is kept)."""
     buffers = tuple(a.buffer for a in arrays)
-    full = (key, tuple((id(a.buffer), a.shape, a.dtype.str) for a in arrays), device.max_binding_bytes, settings())
+    full = (key, tuple((id(a.buffer), a.shape, a.dtype.str) for a in arrays), device.max_binding_bytes,
+            device.loop_cap, settings())
     table = device.cache("recordings")
     with _lookup_lock:
         found = table.pop(full, None)
