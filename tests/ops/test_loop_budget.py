@@ -187,6 +187,7 @@ def test_onesweep_windows_fit_a_small_cap(claim, fault, onesweep, steps):
         np.testing.assert_array_equal(sort(x).numpy(), x[order])
         np.testing.assert_array_equal(argsort(x).numpy(), order)
         k, v = sort_pairs(x, values)
+        np.testing.assert_array_equal(k.numpy().view(np.uint32), x[order].view(np.uint32))
         np.testing.assert_array_equal(v.numpy(), values[order])
     tiles = -(-x.size // sorter.tile)
     passes = []  # each pass: its dispatches' (first tile, workgroups, polls)
