@@ -121,14 +121,17 @@ fn radix_onesweep_bins(inv: Invocation) {
 }
 
 // ---- the look-back ---------------------------------------------------------------------
-// The tile this workgroup sorts: its index, or with CLAIM_TILES the next one from this
-// pass's counter (an atomic claim, like an append-buffer reservation: tiles are taken in
-// the order workgroups start, so the tiles before one have started when it looks back).
+// The tile this workgroup sorts: its index (from params.tile_offset, the dispatch's first
+// tile: a pass may be several dispatches, ops/radix_sort.py onesweep_schedule), or with
+// CLAIM_TILES the next one from this pass's counter (an atomic claim, like an
+// append-buffer reservation: tiles are taken in the order workgroups start, so the tiles
+// before one have started when it looks back; a dispatch claims as many as it has
+// workgroups, so the next one goes on from there).
 var<workgroup> os_tile: u32;
 
 fn onesweep_tile(t: u32, group: u32) -> u32 {
   if ((params.flags & CLAIM_TILES) == 0u) {
-    return group;
+    return params.tile_offset + group;
   }
   if (t == 0u) {
     os_tile = atomicAdd(&claims[params.digit], 1u);

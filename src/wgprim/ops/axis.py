@@ -26,7 +26,7 @@ import builtins
 import numpy as np
 
 from wgprim.array import Array, empty
-from wgprim.ops import operators
+from wgprim.ops import loop_budget, operators
 from wgprim.program import Program, get_pipeline, lookup
 
 WG = 256
@@ -35,6 +35,13 @@ BUSY_INVOCATIONS = 1 << 19  # enough parallel work to fill a large GPU (an H200 
 MIN_PIECE = 64  # shortest piece of a split axis
 ROW_PIECE = 1 << 15  # longest piece of a segment one workgroup scans when segments are few
 MAX_WALK = 4096  # longest walk of one invocation in a column scan (llvmpipe stops loops at 65535)
+# Loop cap (ops/loop_budget.py): loop iterations of a rows workgroup besides its walk (the
+# tail, the tree in workgroup memory), and what one tile of a row scan costs (its loop and
+# the log2(WG) + 1 of the lane scan's; measured on lavapipe: the first wrong tile of one
+# long segment was tile 6553).
+ROW_REDUCE_FIXED = 16
+ROW_SCAN_TILE_TRIPS = 10
+ROW_SCAN_TILE = WG * 8  # elements per tile of scan_rows (kernels/scan_axis.wgsl: WG * ITEMS)
 
 
 def normalize_axis(axis, ndim: int) -> int:
@@ -112,7 +119,7 @@ class AxisReducer:
         (a u32 GPU buffer; `longest` is the longest segment, for the split)."""
         uniform = offsets is None
         longest = length if uniform else longest
-        splits = _splits(segments * WG, longest) if longest > 4 * WG else 1
+        splits = self.row_splits(segments, longest)
         offsets = p.temp(16) if uniform else offsets
         groups = segments * splits
         params = p.params(segments, length, 1, splits, 0, groups, int(uniform))
@@ -125,6 +132,19 @@ class AxisReducer:
         groups2 = -(-segments // WG)
         params2 = p.params(segments, splits, 1, splits, 0, groups2, 0)
         p.dispatch("reduce row partials", self._pipe("combine_columns"), {0: params2, 3: partials, 4: out.buffer}, groups2)
+
+
+    def row_splits(self, segments: int, longest: int) -> int:
+        """Pieces each of `segments` rows (the longest `longest`) is cut into: enough to fill
+        the GPU when rows are few, and where the driver caps loops (ops/loop_budget.py) enough
+        that no workgroup's walk exceeds it: a rows workgroup takes one trip per 4 * WG
+        elements, so on lavapipe one workgroup over 2^26 f16 elements (one long segment
+        among 2048 or more) ran 65,536 trips and returned a wrong value."""
+        splits = _splits(segments * WG, longest) if longest > 4 * WG else 1
+        trips = loop_budget.max_trips(self.device, 1, fixed=ROW_REDUCE_FIXED)
+        if trips is not None:
+            splits = builtins.max(splits, -(-longest // (4 * WG * trips)))
+        return splits
 
 
 def axis_reducer(device, dt: np.dtype, op) -> AxisReducer:
@@ -172,15 +192,16 @@ class AxisScanner:
     def record_rows(self, p: Program, src: Array, dst: Array, segments: int, exclusive: bool,
                     length: int = 0, offsets=None, host_offsets=None) -> None:
         """Scan every segment: rows of `length`, or CSR `offsets` (a u32 GPU buffer, with
-        `host_offsets` the same values on the host). Few long segments are cut into
-        pieces of ROW_PIECE so that every workgroup of the GPU has work."""
+        `host_offsets` the same values on the host). Long segments may be cut into pieces
+        (row_piece)."""
         uniform = offsets is None
         if host_offsets is None and uniform:
             host_offsets = np.arange(segments + 1, dtype=np.int64) * length
         bounds = np.asarray(host_offsets, dtype=np.int64)
         longest = int(np.diff(bounds).max()) if segments else 0
-        if longest > ROW_PIECE and segments * WG < BUSY_INVOCATIONS:
-            self._record_pieces(p, src, dst, bounds, exclusive)
+        piece = self.row_piece(segments, longest)
+        if piece is not None:
+            self._record_pieces(p, src, dst, bounds, exclusive, piece)
             return
         offsets = p.temp(16) if uniform else offsets
         self._rows(p, "scan rows", "scan_rows", src, dst, segments, exclusive, length, offsets)
@@ -193,8 +214,24 @@ class AxisScanner:
             bind[4] = totals
         p.dispatch(label, self._pipe(entry), bind, segments)
 
-    def _record_pieces(self, p: Program, src: Array, dst: Array, bounds: np.ndarray, exclusive: bool) -> None:
-        starts = [np.arange(a, b, ROW_PIECE) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    def row_piece(self, segments: int, longest: int) -> int | None:
+        """The length of the pieces that segments are cut into (None: each segment is one
+        workgroup's walk). Few long segments are cut into pieces of ROW_PIECE so that every
+        workgroup of the GPU has work; where the driver caps loops (ops/loop_budget.py) a
+        segment longer than one workgroup may walk is cut whatever the number of segments
+        (lavapipe: one of 13.4M elements among 2048 came out wrong from its 6553rd tile)."""
+        tiles = loop_budget.max_trips(self.device, ROW_SCAN_TILE_TRIPS, fixed=4)
+        walk = None if tiles is None else tiles * ROW_SCAN_TILE
+        piece = ROW_PIECE if walk is None else builtins.min(ROW_PIECE, walk)
+        if longest > piece and (segments * WG < BUSY_INVOCATIONS or (walk is not None and longest > walk)):
+            return piece
+        return None
+
+    def _record_pieces(self, p: Program, src: Array, dst: Array, bounds: np.ndarray, exclusive: bool,
+                       piece: int) -> None:
+        # Every segment's bounds, and the piece starts inside the segments longer than a piece.
+        long = np.nonzero(np.diff(bounds) > piece)[0]
+        starts = [np.arange(bounds[s], bounds[s + 1], piece) for s in long]
         edges = np.unique(np.concatenate(starts + [bounds]))
         pieces = edges.size - 1
         first_piece = np.searchsorted(edges, bounds)  # each segment's pieces, as CSR offsets over pieces

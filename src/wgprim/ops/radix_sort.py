@@ -32,7 +32,7 @@ import numpy as np
 
 from wgprim.array import Array, empty
 from wgprim.device import Device
-from wgprim.ops import block_scan
+from wgprim.ops import block_scan, loop_budget
 from wgprim.ops import scan
 from wgprim.ops.common import Chunk, chunks
 from wgprim.program import Program, active_batch, consecutive_subgroups, get_pipeline, kernel_source, lookup, view
@@ -104,6 +104,9 @@ ONESWEEP_LOOK_AHEAD = 4
 STORE_WHOLE = True
 # Tests: tiles t with t % ONESWEEP_FAULT == ONESWEEP_FAULT - 1 never publish (0: all do).
 ONESWEEP_FAULT = 0
+# Loop cap (ops/loop_budget.py): loop iterations of the look-back per predecessor besides its
+# polls and its fallback count (the walk's loop, the round's, their exits).
+ONESWEEP_WALK_TRIPS = 8
 # State words hold 30-bit counts: larger inputs take the multi-pass sort.
 ONESWEEP_MAX_KEYS = 2**30 - 1
 # Tiles per workgroup of the upfront histogram (fewer global atomics per key).
@@ -329,6 +332,20 @@ class RadixSorter:
             ranking = 4 * (self.tile + self.tile // 32) + 4 * (8 * WG + RADIX + WG)
         return ranking + lookback
 
+    def onesweep_schedule(self, tiles: int) -> tuple[int, int]:
+        """(polls of a predecessor's word, tiles per dispatch) of the one-sweep passes. Where
+        the driver caps loops (ops/loop_budget.py) a look-back walks back over at most a
+        window of tiles, each costing its polls and, unpublished, the count of its keys (a
+        loop of ITEMS): the window and the polls are bounded so that a walk over the whole
+        window (and a tile that never publishes before it, ONESWEEP_FAULT) fits. Elsewhere
+        ONESWEEP_SPIN polls, and every tile in one dispatch."""
+        total = loop_budget.budget(self.device)
+        if total is None:
+            return ONESWEEP_SPIN, max(1, tiles)
+        spin = min(ONESWEEP_SPIN, total // 16)
+        per_tile = spin + self.items + ONESWEEP_WALK_TRIPS
+        return spin, max(1, total // per_tile - 1)
+
     def uses_onesweep(self, n: int, pairs: bool = False) -> bool:
         """One-sweep passes (as USE_ONESWEEP says for keys alone or with values) where keys
         and values fit one binding each, the counts fit the state words' 30 bits and
@@ -509,16 +526,21 @@ class RadixSorter:
         src_k = keys_in.buffer
         src_v = vals_in.buffer if (pairs and not index_values) else keys_in.buffer  # unused for indices
         unused = p.temp(16)
+        spin, window = self.onesweep_schedule(tiles)
         for i, d, dst, flags in _passes(digits, pairs, index_values):
             if ONESWEEP_CLAIM:
                 flags |= CLAIM_TILES
-            params = self._params(p, n, tiles, tiles, DIGIT_BITS * d, flags, self.mode, 0, 0, 0xFFFFFFFF, 0,
-                                  ONESWEEP_SPIN, region[i % 2], region[(i + 1) % 2], d, ONESWEEP_FAULT,
-                                  HIST_TILES)
-            bindings = {0: params, 1: src_k, 4: key_bufs[dst], 8: unused, 10: state, 11: hist, 12: claims}
-            if pairs:
-                bindings.update({5: src_v, 6: val_bufs[dst], 9: unused})
-            p.dispatch("radix scatter", self.pipe("pairs" if pairs else "keys", flags), bindings, tiles)
+            # One dispatch per window of tiles: all of a window's predecessors in earlier
+            # windows have published when it starts (tiles claimed from the counter go on
+            # from where the window before stopped; by index, from tile_offset).
+            for first in range(0, tiles, window):
+                groups = min(window, tiles - first)
+                params = self._params(p, n, tiles, groups, DIGIT_BITS * d, flags, self.mode, first, 0, 0xFFFFFFFF,
+                                      0, spin, region[i % 2], region[(i + 1) % 2], d, ONESWEEP_FAULT, HIST_TILES)
+                bindings = {0: params, 1: src_k, 4: key_bufs[dst], 8: unused, 10: state, 11: hist, 12: claims}
+                if pairs:
+                    bindings.update({5: src_v, 6: val_bufs[dst], 9: unused})
+                p.dispatch("radix scatter", self.pipe("pairs" if pairs else "keys", flags), bindings, groups)
             if pairs:
                 src_v = val_bufs[dst]
             src_k = key_bufs[dst]
