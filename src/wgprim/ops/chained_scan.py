@@ -20,7 +20,7 @@ import numpy as np
 
 from wgprim.array import Array, zeros
 from wgprim.device import Device
-from wgprim.ops import block_scan, operators
+from wgprim.ops import block_scan, loop_budget, operators
 from wgprim.ops.common import chunks
 from wgprim.program import Program, consecutive_subgroups, get_pipeline
 from wgprim.unroll import OFF as UNROLL_OFF
@@ -98,9 +98,9 @@ def lookback_constants(spin_budget: int, publish: bool, fault: Fault | None, sta
 # SPIN_BUDGET + 2 windows (one that moves, up to SPIN_BUDGET + 1 polls before a fallback)
 # and one fallback, whose reduction runs no loop. Measured on lavapipe (subgroups of 8,
 # every tile silent so that the last one falls back over all others): about 5 loop
-# iterations per window and 1 per fallback; the constants below take 8 and 16, and FIXED
-# the loops of the tile's own scan or ranking, with room to spare (docs/scan.md, "The loop
-# cap").
+# iterations per window and 1 per fallback; the constants below take 8 and 16, FIXED the
+# loops of the tile's own scan or ranking, and the walk is given half the cap
+# (ops/loop_budget.py; docs/scan.md, "The loop cap").
 WINDOW_ITERATIONS = 8
 FALLBACK_ITERATIONS = 16
 FIXED_ITERATIONS = 4096
@@ -110,12 +110,9 @@ def lookback_tiles(device: Device, spin_budget: int = SPIN_BUDGET, fault: Fault 
     """The most tiles one look-back dispatch may span on `device` so that no workgroup's
     loops can reach the driver's loop cap, whatever the schedule: None where no cap is
     known (one dispatch per storage binding, as before)."""
-    cap = device.loop_cap
-    if cap is None:
-        return None
     per_tile = (int(spin_budget) + 2) * WINDOW_ITERATIONS + FALLBACK_ITERATIONS
     fixed = FIXED_ITERATIONS + (fault.delay if fault is not None and fault.mode == "late" else 0)
-    return max(1, (cap - fixed) // per_tile)
+    return loop_budget.max_trips(device, per_tile, fixed)
 
 
 # What kernels/chained_lookback.wgsl needs of its values: their 32-bit words.
