@@ -219,7 +219,7 @@ import gc
 import threading
 import numpy as np
 import wgprim
-from wgprim import program
+from wgprim import caches, recordings
 
 
 class CollectingLock:
@@ -239,8 +239,9 @@ class CollectingLock:
 
 x = wgprim.asarray(np.arange(5000, dtype=np.uint32))
 wgprim.memory_pool()._lock = CollectingLock()
-program._cache_lock = CollectingLock()
-program._lookup_lock = CollectingLock()
+caches._cache_lock = CollectingLock()
+caches._lookup_lock = CollectingLock()
+recordings._recordings_lock = CollectingLock()
 for i in range(20):
     cycle = [wgprim.cumsum(x), wgprim.sort(x), wgprim.compact(x, x.numpy() % 3 == 0)]
     cycle.append(cycle)  # garbage that only a collection frees

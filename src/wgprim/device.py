@@ -18,6 +18,7 @@ import threading
 import weakref
 from dataclasses import dataclass, field
 
+from wgprim import batching
 from wgprim.errors import NO_ADAPTER_HELP, NoAdapterError, WgprimError
 
 # Limits raised to the adapter's maximum: they bound how much data one call can touch.
@@ -373,9 +374,7 @@ def _check_gpu_device(gpu_device) -> None:
 def _refuse_inside_batch(what: str) -> None:
     """Switching devices while a batch() holds unsubmitted work would lose it: refused, and
     the batch stays usable."""
-    from wgprim.program import open_batch_thread
-
-    thread = open_batch_thread()
+    thread = batching.open_batch_thread()
     if thread is not None:
         raise WgprimError(
             f"{what} inside an open wgprim.batch() (of thread {thread!r}): the work queued there runs on the "
