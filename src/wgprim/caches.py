@@ -4,7 +4,7 @@ and bound buffers), each a bounded LRU; a bind group is forgotten when the memor
 destroys a buffer it binds."""
 from __future__ import annotations
 
-import threading
+import weakref
 
 import numpy as np
 
@@ -12,8 +12,9 @@ from wgprim import transfer
 from wgprim.device import Device
 from wgprim.memory import pool_of
 
-LOOKUP_SIZE = 512
-_lookup_lock = threading.Lock()
+LOOKUP_SIZE = 512  # building blocks kept per device
+PARAMS_CACHE_SIZE = 16384  # parameter buffers kept per device
+BIND_GROUP_CACHE_SIZE = 8192  # bind groups kept per device
 
 
 def lookup(device: Device, key: tuple, make):
@@ -22,92 +23,82 @@ def lookup(device: Device, key: tuple, make):
     in a bounded LRU of LOOKUP_SIZE entries per device. Thread-safe: two threads asking for
     a new key at once may both build it; one result is kept. This is the lookup of a call's
     path: a repeated one-shot call finds what the first one built."""
-    table = device.cache("lookup")
-    with _lookup_lock:
-        found = table.get(key)
-        if found is not None:
-            table[key] = table.pop(key)  # most recently used last
-            return found
-    made = make()
-    with _lookup_lock:
-        table.setdefault(key, made)
-        while len(table) > LOOKUP_SIZE:
-            del table[next(iter(table))]
-        return table[key]
-
-
-PARAMS_CACHE_SIZE = 16384  # parameter buffers kept per device
-BIND_GROUP_CACHE_SIZE = 8192  # bind groups kept per device
-_cache_lock = threading.Lock()
+    table = device.lru("lookup", LOOKUP_SIZE)
+    found = table.get(key)
+    if found is not None:
+        return found
+    return table.keep(key, make())
 
 
 def params_buffer(device: Device, values: tuple):
     """A uniform buffer holding `values` as u32, made and written once per distinct values
-    and kept (LRU): a step's parameters depend only on its call's shape, so a repeated call
-    binds the same buffer. Never written again, so sharing it is safe."""
-    table = device.cache("params")
-    with _cache_lock:
-        buffer = table.pop(values, None)
-        if buffer is not None:
-            table[values] = buffer
-            return buffer
+    and kept (LRU; an evicted one is dropped, not destroyed: cached bind groups may hold
+    it): a step's parameters depend only on its call's shape, so a repeated call binds the
+    same buffer. Never written again, so sharing it is safe."""
+    table = device.lru("params", PARAMS_CACHE_SIZE)
+    buffer = table.get(values)
+    if buffer is not None:
+        return buffer
     import wgpu
 
     data = np.zeros(-(-max(len(values), 1) // 4) * 4, np.uint32)
     data[: len(values)] = np.asarray(values, dtype=np.int64).astype(np.uint32)
     buffer = device.device.create_buffer(size=data.nbytes, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST)
     transfer.write(device, buffer, 0, data)
-    with _cache_lock:
-        buffer = table.setdefault(values, buffer)
-        while len(table) > PARAMS_CACHE_SIZE:  # dropped, not destroyed: cached bind groups may hold it
-            del table[next(iter(table))]
-    return buffer
+    return table.keep(values, buffer)
 
 
 def _layout(device: Device, pipeline):
-    layouts = device.cache("layouts")
+    """The pipeline's bind group layout, asked of wgpu once per pipeline while it lives."""
+    layouts = device.cache("layouts").get("by pipeline")
+    if layouts is None:
+        layouts = device.cache("layouts").setdefault("by pipeline", weakref.WeakKeyDictionary())
     found = layouts.get(pipeline)
     if found is None:
         found = layouts[pipeline] = pipeline.get_bind_group_layout(0)
     return found
 
 
+def _bind_groups(device: Device):
+    """The device's bind groups (LRU) and their index by buffer (id -> keys binding it):
+    the pool's destroying a buffer forgets the bind groups that bind it."""
+    index = device.cache("bind groups by buffer")
+
+    def evicted(key, _group):
+        unindex(index, key, {id(e[1]) for e in key[1]})
+
+    table = device.lru("bind groups", BIND_GROUP_CACHE_SIZE, evicted)
+    with table.lock:
+        if "forget" not in device.cache("memory"):
+            device.cache("memory")["forget"] = True
+            pool_of(device).on_destroy.append(lambda buffer: _forget_bind_groups(device, buffer))
+    return table, index
+
+
 def bind_group(device: Device, pipeline, entries: tuple):
     """The bind group of `pipeline` for `entries` ((binding, buffer, offset, size), sorted),
     made once per distinct entries and kept (LRU; forgotten when the memory pool destroys a
     buffer it binds)."""
-    table = device.cache("bind groups")
+    table, index = _bind_groups(device)
     key = (pipeline, entries)
-    with _cache_lock:
-        found = table.pop(key, None)
-        if found is not None:
-            table[key] = found
-            return found
+    found = table.get(key)
+    if found is not None:
+        return found
     descriptor = [{"binding": b, "resource": {"buffer": buf, "offset": off, "size": size}}
                   for b, buf, off, size in entries]
     made = device.device.create_bind_group(layout=_layout(device, pipeline), entries=descriptor)
-    with _cache_lock:
-        if "forget" not in device.cache("memory"):
-            device.cache("memory")["forget"] = True
-            pool_of(device).on_destroy.append(lambda buffer: _forget_bind_groups(device, buffer))
-        index = device.cache("bind groups by buffer")
+    with table.lock:
         if key not in table:
             for e in entries:
                 index.setdefault(id(e[1]), set()).add(key)
-        found = table.setdefault(key, made)
-        while len(table) > BIND_GROUP_CACHE_SIZE:
-            oldest = next(iter(table))
-            del table[oldest]
-            unindex(index, oldest, {id(e[1]) for e in oldest[1]})
-    return found
+        return table.keep(key, made)
 
 
 def _forget_bind_groups(device: Device, buffer) -> None:
-    table = device.cache("bind groups")
-    index = device.cache("bind groups by buffer")
-    with _cache_lock:
+    table, index = _bind_groups(device)
+    with table.lock:
         for key in list(index.get(id(buffer), ())):
-            if table.pop(key, None) is not None:
+            if table.pop(key) is not None:
                 unindex(index, key, {id(e[1]) for e in key[1]})
         index.pop(id(buffer), None)
 

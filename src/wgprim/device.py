@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from wgprim import batching
 from wgprim.errors import NO_ADAPTER_HELP, NoAdapterError, WgprimError
+from wgprim.lru import LRU
 
 # Limits raised to the adapter's maximum: they bound how much data one call can touch.
 RAISED_LIMITS = (
@@ -137,6 +138,13 @@ class Device:
     def cache(self, name: str) -> dict:
         """A per-device cache (pipelines, shader modules, pooled buffers)."""
         return self._caches.setdefault(name, {})
+
+    def lru(self, name: str, capacity: int, on_evict=None) -> LRU:
+        """A per-device bounded cache (lru.LRU), made on first use with `capacity`."""
+        found = self._caches.get(name)
+        if not isinstance(found, LRU):  # (a plain cache() of that name asked for first holds nothing yet)
+            found = self._caches[name] = LRU(capacity, on_evict)
+        return found
 
 
 _current: Device | None = None

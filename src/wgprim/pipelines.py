@@ -4,6 +4,7 @@ device (shader module per text, pipeline per entry point and constants)."""
 from __future__ import annotations
 
 import re
+import weakref
 from functools import lru_cache
 from pathlib import Path
 
@@ -28,6 +29,12 @@ def module_source(kernel: str | tuple, preamble: str) -> str:
     return unroll(preamble + "\n" + kernel_source(kernel))
 
 
+# Compiled code kept per device (LRU): past these, the least recently used is compiled
+# again when next needed (every distinct Monoid, say, makes modules and pipelines of its own).
+PIPELINES = 4096
+MODULES = 2048
+
+
 def get_pipeline(device: Device, kernel: str | tuple, preamble: str, entry: str, constants: dict | None = None):
     """A compute pipeline for `entry` of kernel file `kernel` (or of several files joined,
     e.g. a variant of a building block followed by the kernel that uses it), specialized
@@ -35,27 +42,34 @@ def get_pipeline(device: Device, kernel: str | tuple, preamble: str, entry: str,
     `constants` (pipeline-overridable constants). Cached per device."""
     constants = dict(sorted((constants or {}).items()))
     key = (kernel, preamble, entry, tuple(constants.items()))
-    pipelines = device.cache("pipelines")
-    if key in pipelines:
-        return pipelines[key]
-    modules = device.cache("modules")
+    pipelines = device.lru("pipelines", PIPELINES)
+    found = pipelines.get(key)
+    if found is not None:
+        return found
+    modules = device.lru("modules", MODULES)
     mkey = (kernel, preamble)
     try:
-        if mkey not in modules:
-            modules[mkey] = device.device.create_shader_module(
-                label=str(kernel), code=module_source(kernel, preamble)
-            )
+        module = modules.get(mkey)
+        if module is None:
+            module = modules.keep(mkey, device.device.create_shader_module(
+                label=str(kernel), code=module_source(kernel, preamble)))
         pipeline = device.device.create_compute_pipeline(
             label=f"{kernel}.{entry}",
             layout="auto",
-            compute={"module": modules[mkey], "entry_point": entry, "constants": constants},
+            compute={"module": module, "entry_point": entry, "constants": constants},
         )
     except Exception as error:
         raise explain_gpu_error(error, f"building kernel {kernel}.{entry}") from error
-    device.cache("writable bindings")[pipeline] = frozenset(
-        int(b) for b in _READ_WRITE.findall(module_source(kernel, preamble)))
-    pipelines[key] = pipeline
-    return pipeline
+    _writable(device)[pipeline] = frozenset(int(b) for b in _READ_WRITE.findall(module_source(kernel, preamble)))
+    return pipelines.keep(key, pipeline)
+
+
+def _writable(device: Device) -> "weakref.WeakKeyDictionary":
+    """pipeline -> the bindings it may write, for as long as the pipeline lives."""
+    found = device.cache("writable").get("by pipeline")
+    if found is None:
+        found = device.cache("writable").setdefault("by pipeline", weakref.WeakKeyDictionary())
+    return found
 
 
 # The bindings a kernel may write: `var<storage, read_write>` (every kernel declares its
@@ -66,7 +80,7 @@ _READ_WRITE = re.compile(r"@group\(0\)\s*@binding\((\d+)\)\s*var<storage\s*,\s*r
 
 def writable_bindings(device: Device, pipeline) -> frozenset | None:
     """The binding numbers `pipeline` may write (None: not made by get_pipeline, so any)."""
-    return device.cache("writable bindings").get(pipeline)
+    return _writable(device).get(pipeline)
 
 
 # Building blocks kept per device for the calls that look them up (lookup()).
