@@ -1,6 +1,6 @@
 """axis=, segmented and top-k primitives on one GPU against torch and CuPy, same run.
 
-wgprim: GPU timestamps summed over every dispatch of a call (wgprim.program.profile);
+wgprim: GPU timestamps summed over every dispatch of a call (wgprim.profiling.profile);
 torch/CuPy: CUDA events around the call. Cases interleaved (each repetition runs every
 side of every case), after a warm-up; medians. Correctness checked first against torch
 (or numpy). Writes JSON to --out.
@@ -17,7 +17,7 @@ import numpy as np
 
 import wgprim
 from wgprim.bench import harness, timing
-from wgprim.program import profile
+from wgprim.profiling import profile
 
 
 def gpu_ms(call) -> float:

@@ -55,7 +55,8 @@ from wgprim.ops import chained_scan as cs  # noqa: E402
 from wgprim.ops import compaction, select  # noqa: E402
 from wgprim.ops.scan import ScanRecorder, cumsum_error_bound  # noqa: E402
 from wgprim.bench.timing import profile_scale  # noqa: E402
-from wgprim.program import Program, get_pipeline  # noqa: E402
+from wgprim.pipelines import get_pipeline
+from wgprim.program import Program  # noqa: E402
 
 
 CHECK_SHRINK = 1  # --check-shrink: smaller check sizes for a dry run on a CPU adapter

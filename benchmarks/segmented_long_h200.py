@@ -2,7 +2,7 @@
 torch, same run (H200 target rows: sort(x, axis=-1) of (64, 2^20) f32; segment_sort of a
 few long segments).
 
-wgprim: GPU timestamps summed over every dispatch of a call (wgprim.program.profile), the
+wgprim: GPU timestamps summed over every dispatch of a call (wgprim.profiling.profile), the
 path forced per case ("segments": RadixSorter.record_segments; "two argsorts": the
 fallback, SegmentSorter.sort_long); torch: CUDA events. Cases interleaved, medians;
 correctness against numpy's stable sort first. Writes segmented_long_h200.json to --out.
@@ -19,7 +19,7 @@ import numpy as np
 
 import wgprim
 from wgprim.ops import radix_sort
-from wgprim.program import profile
+from wgprim.profiling import profile
 
 
 def gpu_ms(call) -> float:

@@ -24,7 +24,7 @@ import wgprim
 from wgprim.array import asarray
 from wgprim.ops import radix_sort
 from wgprim.api.sort import SortPlan, argsort, sort, sort_pairs
-from wgprim.program import profile
+from wgprim.profiling import profile
 
 DEFAULTS = dict(USE_ONESWEEP=radix_sort.USE_ONESWEEP, MATCH_ITEMS=radix_sort.MATCH_ITEMS,
                 ONESWEEP_SPIN=radix_sort.ONESWEEP_SPIN, ONESWEEP_FAULT=radix_sort.ONESWEEP_FAULT,
@@ -241,7 +241,8 @@ class CopyCase:
 
     def __init__(self, n):
         from wgprim.ops.common import chunks
-        from wgprim.program import Program, get_pipeline
+        from wgprim.pipelines import get_pipeline
+        from wgprim.program import Program
         dev = wgprim.get_device()
         tile = 256 * 4 * 4
         self.src, self.dst = wgprim.empty((n,), np.uint32), wgprim.empty((n,), np.uint32)

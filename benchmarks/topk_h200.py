@@ -1,7 +1,7 @@
 """top-k (1-D and rows) and sum along an axis on one GPU against torch and CuPy, same run,
 with the variants the defaults were chosen from.
 
-wgprim: GPU timestamps summed over every dispatch of a call (wgprim.program.profile), and
+wgprim: GPU timestamps summed over every dispatch of a call (wgprim.profiling.profile), and
 the per-dispatch times of one call; torch/CuPy: CUDA events around the call. Cases
 interleaved (each repetition runs every side of every case) after a warm-up; medians.
 Correctness first, at full size, against numpy (the registry's references).
@@ -20,7 +20,7 @@ import wgprim
 from wgprim import registry
 from wgprim.bench import harness, timing
 from wgprim.ops import topk as topk_ops
-from wgprim.program import profile
+from wgprim.profiling import profile
 
 
 def gpu_ms(call) -> float:

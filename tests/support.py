@@ -122,7 +122,7 @@ def block_scan_path(device, path: str):
     skipped where the adapter has none) or the workgroup-memory one ("barriers")."""
     import pytest
 
-    from wgprim.program import consecutive_subgroups
+    from wgprim.probes import consecutive_subgroups
 
     probes = device.cache("probes")
     saved = probes.get("subgroups")

@@ -198,7 +198,7 @@ def test_big_endian_input_is_converted_and_a_big_endian_dtype_names_byte_order(r
 
 
 def test_subgroup_probe_first_needed_inside_a_batch_reads_its_own_result(device, monkeypatch):
-    from wgprim.program import consecutive_subgroups
+    from wgprim.probes import consecutive_subgroups
 
     expected = consecutive_subgroups(device)
     monkeypatch.setitem(device._caches, "probes", {})

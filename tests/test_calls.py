@@ -22,7 +22,7 @@ def no_garbage_from_earlier_tests():
     The per-device caches start empty too: thousands of earlier tests fill the bounded ones
     (kept recordings, building blocks, bind groups), and what they evict then is the suite's
     history, not the call under test."""
-    from wgprim.program import forget_recordings
+    from wgprim.recordings import forget_recordings
 
     gc.collect()
     device = wgprim.get_device()

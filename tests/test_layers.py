@@ -110,3 +110,34 @@ def test_every_public_function_is_a_front_door():
     outside = {n: getattr(wgprim, n).__module__ for n in doors
                if not getattr(wgprim, n).__module__.startswith("wgprim.api.")}
     assert not outside
+
+
+# The core, lowest first: each module imports only modules before it (docs/design.md,
+# "Layers"). errors, native and unroll use no other module of wgprim.
+CORE = ["errors", "native", "unroll", "lru", "batching", "device", "memory", "transfer", "pipelines", "caches",
+        "profiling", "program", "probes", "recordings", "plans", "array"]
+
+
+def core_graph() -> dict[str, set[str]]:
+    """Core module -> the core modules it imports (at module level or inside functions)."""
+    paths = {name: PACKAGE / f"{name}.py" for name in CORE}
+    full = {f"wgprim.{name}": name for name in CORE}
+    return {name: {full[m] for m in imported(path) if m in full and full[m] != name} for name, path in paths.items()}
+
+
+def test_the_core_has_no_import_cycle():
+    found = cycle(core_graph())
+    assert found is None, f"import cycle in wgprim's core: {' -> '.join(found)}"
+
+
+@pytest.mark.parametrize("name", CORE)
+def test_each_core_module_imports_only_the_layers_below_it(name):
+    above = {m for m in core_graph()[name] if CORE.index(m) > CORE.index(name)}
+    assert not above, f"wgprim.{name} imports {sorted(above)}, which come after it in {CORE}"
+
+
+def test_every_core_module_is_in_the_order():
+    top = {p.stem for p in PACKAGE.glob("*.py")}
+    core_like = {"array", "batching", "caches", "device", "lru", "memory", "native", "pipelines", "plans", "probes",
+                 "profiling", "program", "recordings", "transfer"}
+    assert core_like <= top and core_like <= set(CORE)

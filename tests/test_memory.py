@@ -219,14 +219,14 @@ import gc
 import threading
 import numpy as np
 import wgprim
-from wgprim import program
+from wgprim import lru, recordings
 
 
 class CollectingLock:
     # Collects garbage right after taking the lock: finalizers then run inside the critical
     # section, as they may at any allocation there.
     def __init__(self):
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
 
     def __enter__(self):
         self.lock.acquire()
@@ -237,10 +237,10 @@ class CollectingLock:
         self.lock.release()
 
 
+lru.new_lock = CollectingLock  # every cache table made from here on (the device's first)
 x = wgprim.asarray(np.arange(5000, dtype=np.uint32))
 wgprim.memory_pool()._lock = CollectingLock()
-program._cache_lock = CollectingLock()
-program._lookup_lock = CollectingLock()
+recordings._recordings_lock = CollectingLock()
 for i in range(20):
     cycle = [wgprim.cumsum(x), wgprim.sort(x), wgprim.compact(x, x.numpy() % 3 == 0)]
     cycle.append(cycle)  # garbage that only a collection frees

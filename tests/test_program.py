@@ -6,7 +6,8 @@ import pytest
 import wgprim
 from wgprim.device import binding_limit
 from wgprim.ops.scan import ScanRecorder
-from wgprim.program import Copy, Program, profile
+from wgprim.profiling import profile
+from wgprim.program import Copy, Program
 
 
 def u32(device, values):

@@ -17,14 +17,13 @@ from __future__ import annotations
 import math
 import operator
 import sys
-import weakref
 
 import numpy as np
 
 from wgprim import transfer
 from wgprim.device import Device, check_current, get_device
-from wgprim.errors import WgprimError
-from wgprim.memory import pool_of
+from wgprim.batching import check_not_pending
+from wgprim.memory import buffer_size_for, check_alive, pool_of, watch_destroy
 
 SUPPORTED_DTYPES = tuple(np.dtype(t) for t in (np.uint32, np.int32, np.float32, np.float16, np.bool_,
                                                np.uint64, np.int64, np.float64))
@@ -42,11 +41,6 @@ def _usage() -> int:
 
         _STORAGE_USAGE = int(wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST)
     return _STORAGE_USAGE
-
-
-def buffer_size_for(nbytes: int) -> int:
-    """Bytes allocated for `nbytes` of data: rounded up to 16 (whole vec4 reads), never 0."""
-    return max(16, -(-nbytes // 16) * 16)
 
 
 def shape_tuple(shape) -> tuple:
@@ -158,8 +152,6 @@ class Array:
     def numpy(self) -> np.ndarray:
         """Copy the data back to the host (waits for the GPU work that produces it)."""
         from wgprim.program import flush_batch
-
-        from wgprim.program import check_not_pending
 
         check_current(self.device)
         flush_batch(self.device)
@@ -292,44 +284,13 @@ class Array:
             raise ValueError(f"the buffer holds {buffer.size} bytes, not a multiple of 4: GPU copies and storage "
                              f"bindings work in 4-byte words. Create it with size={-(-nbytes // 4) * 4} "
                              "(the data rounded up to 4 bytes)")
-        _watch_destroy(buffer)
+        watch_destroy(buffer)
         return cls(buffer, dt, shape, device)
 
 
 def _host(value):
     """The other operand of a comparison, on the host."""
     return value.numpy() if isinstance(value, Array) else value
-
-
-# Buffers of from_buffer Arrays that their owner destroyed: using one would fail inside
-# the driver (a submit that reads it aborts the process), so wgprim refuses them first.
-_destroyed: "weakref.WeakSet" = weakref.WeakSet()
-
-
-def _watch_destroy(buffer) -> None:
-    """Note when the caller destroys `buffer` (its own `destroy()`, wrapped on this object)."""
-    if "destroy" in vars(buffer):
-        return
-    owner_destroy = buffer.destroy
-    ref = weakref.ref(buffer)
-
-    def destroy():
-        found = ref()
-        if found is not None:
-            _destroyed.add(found)
-        owner_destroy()
-
-    buffer.destroy = destroy
-
-
-def check_alive(buffers) -> None:
-    """WgprimError naming the fix when one of `buffers` (an iterable, not looked at unless a
-    caller ever destroyed a wrapped buffer) was destroyed before wgprim used it."""
-    if _destroyed and any(b in _destroyed for b in buffers):
-        raise WgprimError(
-            "a buffer given to Array.from_buffer was destroyed (buffer.destroy()) by its owner before "
-            "wgprim used it -> not a bug in wgprim: keep the buffer alive while wgprim works with it "
-            "(read the results first), or wrap a live buffer again")
 
 
 def empty(shape, dtype, device: Device | None = None) -> Array:

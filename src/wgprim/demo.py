@@ -33,7 +33,7 @@ def _host(result):
 
 def _run_case(p, dtype: str, n: int, rng, timestamps: bool) -> tuple[float, float, bool]:
     import wgprim
-    from wgprim.program import profile
+    from wgprim.profiling import profile
 
     inputs = p.make(rng, n, np.dtype(dtype))
     on_gpu = tuple(wgprim.asarray(a) for a in inputs)

@@ -18,7 +18,9 @@ import threading
 import weakref
 from dataclasses import dataclass, field
 
+from wgprim import batching
 from wgprim.errors import NO_ADAPTER_HELP, NoAdapterError, WgprimError
+from wgprim.lru import LRU
 
 # Limits raised to the adapter's maximum: they bound how much data one call can touch.
 RAISED_LIMITS = (
@@ -136,6 +138,13 @@ class Device:
     def cache(self, name: str) -> dict:
         """A per-device cache (pipelines, shader modules, pooled buffers)."""
         return self._caches.setdefault(name, {})
+
+    def lru(self, name: str, capacity: int, on_evict=None) -> LRU:
+        """A per-device bounded cache (lru.LRU), made on first use with `capacity`."""
+        found = self._caches.get(name)
+        if not isinstance(found, LRU):  # (a plain cache() of that name asked for first holds nothing yet)
+            found = self._caches[name] = LRU(capacity, on_evict)
+        return found
 
 
 _current: Device | None = None
@@ -373,9 +382,7 @@ def _check_gpu_device(gpu_device) -> None:
 def _refuse_inside_batch(what: str) -> None:
     """Switching devices while a batch() holds unsubmitted work would lose it: refused, and
     the batch stays usable."""
-    from wgprim.program import open_batch_thread
-
-    thread = open_batch_thread()
+    thread = batching.open_batch_thread()
     if thread is not None:
         raise WgprimError(
             f"{what} inside an open wgprim.batch() (of thread {thread!r}): the work queued there runs on the "

@@ -32,9 +32,11 @@ from __future__ import annotations
 import heapq
 import os
 import threading
+import weakref
 from collections import Counter, OrderedDict, deque
 
-from wgprim.errors import explain_gpu_error
+from wgprim.device import get_device
+from wgprim.errors import WgprimError, explain_gpu_error
 
 
 # Tests: fill every storage buffer the pool hands out with this byte (None: leave it), so
@@ -320,6 +322,40 @@ def pool_of(device) -> MemoryPool:
 def memory_pool(device=None) -> MemoryPool:
     """The memory pool of `device` (the current device by default): `.stats()`,
     `.free_all_blocks()`, `.set_limit(bytes)`."""
-    from wgprim.device import get_device
-
     return pool_of(device or get_device())
+
+
+def buffer_size_for(nbytes: int) -> int:
+    """Bytes allocated for `nbytes` of data: rounded up to 16 (whole vec4 reads), never 0."""
+    return max(16, -(-nbytes // 16) * 16)
+
+
+# Buffers of from_buffer Arrays that their owner destroyed: using one would fail inside
+# the driver (a submit that reads it aborts the process), so wgprim refuses them first.
+_destroyed: "weakref.WeakSet" = weakref.WeakSet()
+
+
+def watch_destroy(buffer) -> None:
+    """Note when the caller destroys `buffer` (its own `destroy()`, wrapped on this object)."""
+    if "destroy" in vars(buffer):
+        return
+    owner_destroy = buffer.destroy
+    ref = weakref.ref(buffer)
+
+    def destroy():
+        found = ref()
+        if found is not None:
+            _destroyed.add(found)
+        owner_destroy()
+
+    buffer.destroy = destroy
+
+
+def check_alive(buffers) -> None:
+    """WgprimError naming the fix when one of `buffers` (an iterable, not looked at unless a
+    caller ever destroyed a wrapped buffer) was destroyed before wgprim used it."""
+    if _destroyed and any(b in _destroyed for b in buffers):
+        raise WgprimError(
+            "a buffer given to Array.from_buffer was destroyed (buffer.destroy()) by its owner before "
+            "wgprim used it -> not a bug in wgprim: keep the buffer alive while wgprim works with it "
+            "(read the results first), or wrap a live buffer again")

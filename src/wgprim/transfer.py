@@ -22,6 +22,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from wgprim import native
+from wgprim.memory import pool_of
+
 STAGED_FROM = 16 << 20  # bytes; smaller copies take the queue's one-call path
 STAGE_BYTES = 64 << 20
 STAGES = 2
@@ -115,9 +118,6 @@ def read(device, buffer, offset: int, nbytes: int) -> np.ndarray:
     if nbytes < STAGED_FROM:
         import wgpu
 
-        from wgprim import native
-        from wgprim.memory import pool_of
-
         pool = pool_of(device)
         stage = pool.take(-(-int(nbytes) // 4) * 4, wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST)
         try:
@@ -132,8 +132,6 @@ def map_staged(stage, nbytes: int) -> bytes:
     """The first `nbytes` of a MAP_READ buffer a submitted copy fills (a small result
     staged by the submit that made it, program.Program.run(stage=...)): one map, which
     waits for that submit."""
-    from wgprim import native
-
     return native.map_read(stage, nbytes)
 
 

@@ -98,7 +98,8 @@ def test_agree_compares_two_runs_row_by_row(tmp_path, capsys):
 def test_programs_that_do_not_give_the_same_answer_twice_are_timed_as_calls(device):
     # A call whose dispatches overwrite their own input: run twice in one submit, the
     # answer changes, so the row must not be timed by re-running the captured programs.
-    from wgprim.program import Program, get_pipeline
+    from wgprim.pipelines import get_pipeline
+    from wgprim.program import Program
     from wgprim.registry import Primitive
 
     def step_twice(wp, x):

@@ -158,7 +158,7 @@ def compiled_modules():
             # of a primitive this list does not know may fail any way it likes
             if not (label.startswith("guess ") or isinstance(error, refused)):
                 raise
-    from wgprim.program import module_source
+    from wgprim.pipelines import module_source
 
     texts = {}
     for kernel, preamble in list(device.cache("modules")):

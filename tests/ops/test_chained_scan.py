@@ -29,7 +29,7 @@ ON_GL = os.environ.get("WGPU_BACKEND_TYPE", "").lower() == "opengl"
 
 
 def layouts(device):
-    from wgprim.program import consecutive_subgroups
+    from wgprim.probes import consecutive_subgroups
     return ["striped", "blocked"] if consecutive_subgroups(device) else ["blocked"]
 
 

@@ -304,7 +304,7 @@ def test_hypothesis_tile_writes(emit, bits):
 def test_emit_rule(monkeypatch):
     # runs above SUBGROUP_EMIT_ABOVE elements where subgroups allow them, words below
     import wgprim.ops.select as S
-    from wgprim.program import consecutive_subgroups
+    from wgprim.probes import consecutive_subgroups
 
     dev = wgprim.get_device()
     above = "select_emit_subgroup" if consecutive_subgroups(dev) else "select_emit_words"

@@ -14,7 +14,7 @@ from wgprim.device import binding_limit, get_device
 from wgprim.ops import radix_sort, unique_dense
 from wgprim.api.sort import SortPlan, argsort, sort, sort_pairs
 from wgprim.ops.radix_sort import radix_sorter as _radix
-from wgprim.program import profile
+from wgprim.profiling import profile
 
 from support import force_ranking_path, run_on_gl
 

@@ -17,7 +17,8 @@ from wgprim.ops.common import as_input
 from wgprim.ops.histogram import (DATA_TYPES, I32, I64, MODE_DIRECT, MODE_SEARCH, MODE_UNIFORM, U32, U64,
                                   WEIGHT_TYPES, _evenly_spaced, _guide, _needs_windows, _record, _record_windows,
                                   _thresholds, record_wide, search_table)
-from wgprim.program import Program, run_recorded
+from wgprim.program import Program
+from wgprim.recordings import run_recorded
 
 
 def _data_range(x: Array):

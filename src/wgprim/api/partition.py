@@ -32,7 +32,8 @@ from wgprim.ops.common import as_input
 from wgprim.ops.gather import record_gather
 from wgprim.ops.segmented import _copy, tile_size
 from wgprim.ops.topk import KEY_DTYPES, U32, Selection, take_rows
-from wgprim.program import Program, run_recorded
+from wgprim.program import Program
+from wgprim.recordings import run_recorded
 
 # Long rows (past one workgroup) are selected and split one at a time up to this many
 # rows; more are sorted together (the segmented radix sort).

@@ -16,7 +16,9 @@ from wgprim.ops.atomic_minmax import atomic_reduce
 from wgprim.ops.axis import _check_binding, axis_reducer, normalize_axis, result_shape, split_shape
 from wgprim.ops.common import as_input, check_count, check_flag, check_out
 from wgprim.ops.reduce import reduce_recorder
-from wgprim.program import Plan, Program, run_recorded
+from wgprim.plans import Plan
+from wgprim.program import Program
+from wgprim.recordings import run_recorded
 
 
 def _empty_result(op, dt: np.dtype, name: str) -> Array:

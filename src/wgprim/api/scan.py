@@ -17,7 +17,9 @@ from wgprim.ops.chained_scan import choose_method
 from wgprim.ops.common import as_input, check_count, check_flag, check_out
 from wgprim.ops.scan import scan_recorder
 from wgprim.ops.widen import record_widen
-from wgprim.program import Plan, Program, run_recorded
+from wgprim.plans import Plan
+from wgprim.program import Program
+from wgprim.recordings import run_recorded
 
 
 def scan(x, op="sum", exclusive: bool = False, method: str | None = None, *, axis=None) -> Array:

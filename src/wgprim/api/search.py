@@ -12,7 +12,7 @@ from wgprim.ops.atomic_minmax import atomic_min_max
 from wgprim.ops.common import as_input
 from wgprim.ops.gather import record_gather
 from wgprim.ops.search import KEY_TYPES, NONE, SIDES, U32, bound_in, search_recorder
-from wgprim.program import run_recorded
+from wgprim.recordings import run_recorded
 
 I32 = np.dtype(np.int32)
 

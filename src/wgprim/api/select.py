@@ -19,7 +19,8 @@ from wgprim.ops.common import as_input, check_flag
 from wgprim.ops.select import (RUN_DTYPES, U32, VALUE_TYPES, _as_mask, _gather_outputs, _inverse, _run_lengths,
                                _run_starts, compact_recorder)
 from wgprim.ops.unique_dense import unique_dense
-from wgprim.program import batch, run_recorded
+from wgprim.program import batch
+from wgprim.recordings import run_recorded
 
 
 COMPACT_METHODS = ("single-pass", "three-phase")

@@ -32,7 +32,9 @@ from wgprim.ops.bitonic import bitonic_sorter
 from wgprim.ops.common import as_input, check_count, check_flag
 from wgprim.ops.radix_sort import ALL_DIGITS, radix_sorter
 from wgprim.ops.segmented import VALUES_GATHER, VALUES_NONE, VALUES_POSITION, sort_rows
-from wgprim.program import Plan, Program, run_recorded
+from wgprim.plans import Plan
+from wgprim.program import Program
+from wgprim.recordings import run_recorded
 
 U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
 U64, I64, F64 = np.dtype(np.uint64), np.dtype(np.int64), np.dtype(np.float64)
@@ -223,7 +225,7 @@ def _row(a: Array, i: int) -> Array:
 
 class SortPlan:
     """A radix sort built once for (n, dtype, what, descending) and run many times with no
-    new pipelines or buffers (a `program.Plan`: steps re-recorded only when the input
+    new pipelines or buffers (a `plans.Plan`: steps re-recorded only when the input
     buffers, or with `skip_digits` the passes, change).
 
     what: "keys" (call plan(x) -> sorted keys), "pairs" (plan(keys, values) -> (keys,

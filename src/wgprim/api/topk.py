@@ -16,7 +16,9 @@ from wgprim.ops.common import as_input, check_flag
 from wgprim.ops.segmented import VALUES_POSITION, _copy, sort_rows, tile_size
 from wgprim.ops.gather import record_gather
 from wgprim.ops.topk import CAP, U32, Selection, record_rank, select_rows, take_rows
-from wgprim.program import Program, queued, run_recorded
+from wgprim.batching import queued
+from wgprim.program import Program
+from wgprim.recordings import run_recorded
 
 
 def _check_k(k, n: int) -> int:

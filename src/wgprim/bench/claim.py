@@ -40,7 +40,8 @@ def programs(n: int):
     import wgprim
     from wgprim.ops.common import chunks
     from wgprim.ops import block_scan
-    from wgprim.program import Program, get_pipeline
+    from wgprim.pipelines import get_pipeline
+    from wgprim.program import Program
 
     dev = wgprim.get_device()
     x = wgprim.asarray(np.random.default_rng(1).integers(0, 1000, n).astype(np.uint32))

@@ -349,7 +349,8 @@ def copy_bandwidth(nbytes: int, protocol: Protocol) -> float:
     nbytes in binding-sized chunks (one dispatch each)."""
     import wgprim
     from wgprim.ops.common import chunks
-    from wgprim.program import Program, get_pipeline
+    from wgprim.pipelines import get_pipeline
+    from wgprim.program import Program
 
     dev = wgprim.get_device()
     tile = 256 * 4 * 4  # u32s per workgroup: 256 invocations x 4 vec4s

@@ -4,7 +4,7 @@ wgprim: the Programs one call records are captured (inside `wgprim.batch()`, so 
 runs) and encoded k times into one command buffer, with a GPU timestamp before the first
 run and after each run; one submit. A call that needs the host between its dispatches
 (it reads a count back, e.g. compaction) cannot be captured whole: it is called k times,
-each call timed by the timestamps of its own dispatches (`wgprim.program.profile`).
+each call timed by the timestamps of its own dispatches (`wgprim.profiling.profile`).
 CuPy and PyTorch: CUDA events before the first call and after each call. numpy: the
 host's clock. Each timing also returns the wall time of the same k runs (submit to
 completion): a GPU time above it means the timestamps are misread.
@@ -56,9 +56,9 @@ def timestamp_period(device) -> float:
 
 
 def profile_scale(device) -> float:
-    """Factor from `wgprim.program.profile()` milliseconds to real ones: that profiler
+    """Factor from `wgprim.profiling.profile()` milliseconds to real ones: that profiler
     reads ticks as nanoseconds unless it says it applies the period itself."""
-    from wgprim.program import Profiler
+    from wgprim.profiling import Profiler
 
     return 1.0 if getattr(Profiler, "applies_timestamp_period", False) else timestamp_period(device)
 
@@ -82,7 +82,7 @@ def labels_of(programs) -> list[str]:
 
 def profiled_labels(call) -> list[str]:
     """The labels of every dispatch one call runs, in order (empty without timestamps)."""
-    from wgprim.program import profile
+    from wgprim.profiling import profile
 
     with profile() as steps:
         call()
@@ -145,7 +145,7 @@ class CallTimer:
         self.call, self.k, self.scale = call, k, profile_scale(device)
 
     def run(self) -> Timing:
-        from wgprim.program import profile
+        from wgprim.profiling import profile
 
         runs = []
         start = time.perf_counter()
@@ -162,7 +162,7 @@ class CallTimer:
 
 def steps_ms(device, call) -> list:
     """(label, ms) of each dispatch of one call: where the time goes."""
-    from wgprim.program import profile
+    from wgprim.profiling import profile
 
     scale = profile_scale(device)
     with profile() as steps:
@@ -172,7 +172,7 @@ def steps_ms(device, call) -> list:
 
 def call_gpu_ms(call) -> float:
     """GPU time of one call: the sum of its dispatches' timestamps."""
-    from wgprim.program import get_device
+    from wgprim.device import get_device
 
     return sum(ms for _, ms in steps_ms(get_device(), call))
 

@@ -20,7 +20,8 @@ import numpy as np
 from wgprim.array import Array, asarray, empty
 from wgprim.ops import order_key
 from wgprim.ops.common import as_input, chunks
-from wgprim.program import Program, get_pipeline
+from wgprim.pipelines import get_pipeline
+from wgprim.program import Program
 
 U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
 WG = 256

@@ -26,8 +26,10 @@ import builtins
 import numpy as np
 
 from wgprim.array import Array, empty
+from wgprim.caches import lookup
 from wgprim.ops import loop_budget, operators
-from wgprim.program import Program, get_pipeline, lookup
+from wgprim.pipelines import get_pipeline
+from wgprim.program import Program
 
 WG = 256
 ROW_MIN = 64  # shortest row worth a whole workgroup
@@ -148,7 +150,7 @@ class AxisReducer:
 
 
 def axis_reducer(device, dt: np.dtype, op) -> AxisReducer:
-    """The AxisReducer of (dt, op) on `device`, looked up (program.lookup)."""
+    """The AxisReducer of (dt, op) on `device`, looked up (caches.lookup)."""
     return lookup(device, ("axis reduce", dt, operators.key(op)), lambda: AxisReducer(device, dt, op))
 
 
@@ -254,7 +256,7 @@ class AxisScanner:
 
 
 def axis_scanner(device, dt: np.dtype, op) -> AxisScanner:
-    """The AxisScanner of (dt, op) on `device`, looked up (program.lookup)."""
+    """The AxisScanner of (dt, op) on `device`, looked up (caches.lookup)."""
     return lookup(device, ("axis scan", dt, operators.key(op)), lambda: AxisScanner(device, dt, op))
 
 

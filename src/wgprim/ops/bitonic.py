@@ -22,7 +22,9 @@ import numpy as np
 from wgprim.array import Array
 from wgprim.device import Device
 from wgprim.ops.radix_sort import DESCENDING, KIND
-from wgprim.program import Program, get_pipeline, kernel_source, lookup
+from wgprim.caches import lookup
+from wgprim.pipelines import get_pipeline, kernel_source
+from wgprim.program import Program
 
 WG = 256
 LOAD_INPUT, STORE_OUTPUT = 1, 2
@@ -106,7 +108,7 @@ class BitonicSorter:
 
 
 def bitonic_sorter(device: Device, dtype, descending: bool = False) -> BitonicSorter:
-    """The BitonicSorter of (dtype, direction) on `device`, looked up (program.lookup); its
+    """The BitonicSorter of (dtype, direction) on `device`, looked up (caches.lookup); its
     tile depends on the device's workgroup memory."""
     key = ("bitonic", np.dtype(dtype), bool(descending), device.max_workgroup_storage)
     return lookup(device, key, lambda: BitonicSorter(device, dtype, descending))

@@ -20,7 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from wgprim.device import Device
-from wgprim.program import consecutive_subgroups, kernel_source
+from wgprim.pipelines import kernel_source
+from wgprim.probes import consecutive_subgroups
 
 SUBGROUP_PATH, BARRIER_PATH = "block_scan_subgroup", "block_scan_barrier"
 

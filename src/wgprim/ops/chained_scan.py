@@ -22,7 +22,9 @@ from wgprim.array import Array, zeros
 from wgprim.device import Device
 from wgprim.ops import block_scan, loop_budget, operators
 from wgprim.ops.common import chunks
-from wgprim.program import Program, consecutive_subgroups, get_pipeline
+from wgprim.pipelines import get_pipeline
+from wgprim.probes import consecutive_subgroups
+from wgprim.program import Program
 from wgprim.unroll import OFF as UNROLL_OFF
 
 WG = 256

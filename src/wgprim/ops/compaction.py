@@ -20,7 +20,10 @@ from wgprim.ops import block_scan
 from wgprim.ops.common import as_input, chunks
 from wgprim.ops.gather import record_gather
 from wgprim.ops.select import _as_mask, _gather_outputs
-from wgprim.program import Program, consecutive_subgroups, get_pipeline, run_recorded
+from wgprim.pipelines import get_pipeline
+from wgprim.probes import consecutive_subgroups
+from wgprim.program import Program
+from wgprim.recordings import run_recorded
 
 U32 = np.dtype(np.uint32)
 WGSL = {np.dtype(np.uint32): "u32", np.dtype(np.int32): "i32", np.dtype(np.float32): "f32"}

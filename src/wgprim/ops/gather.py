@@ -14,7 +14,8 @@ import numpy as np
 
 from wgprim.array import Array
 from wgprim.ops.common import chunks
-from wgprim.program import Program, get_pipeline
+from wgprim.pipelines import get_pipeline
+from wgprim.program import Program
 
 WG = 256
 # Windows start at multiples of this many elements (whole words of packed elements, and

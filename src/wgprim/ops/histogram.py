@@ -31,7 +31,8 @@ from wgprim.device import Device
 from wgprim.ops import order_key
 from wgprim.ops.common import chunks
 from wgprim.ops.search import bound_in, search_recorder
-from wgprim.program import Program, get_pipeline
+from wgprim.pipelines import get_pipeline
+from wgprim.program import Program
 
 U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
 U64, I64, F64 = np.dtype(np.uint64), np.dtype(np.int64), np.dtype(np.float64)

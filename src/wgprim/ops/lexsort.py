@@ -37,7 +37,8 @@ from wgprim.ops.gather import record_gather
 from wgprim.ops.radix_sort import radix_sorter
 from wgprim.ops.segmented import _pipe as segment_pipe
 from wgprim.ops.sorting import one_workgroup, record_sort
-from wgprim.program import Program, get_pipeline
+from wgprim.pipelines import get_pipeline
+from wgprim.program import Program
 
 WG = 256
 U32, I32, F32 = (np.dtype(t) for t in (np.uint32, np.int32, np.float32))

@@ -37,7 +37,7 @@ import numpy as np
 
 from wgprim.errors import OperatorError
 from wgprim.ops import order_key
-from wgprim.program import kernel_source
+from wgprim.pipelines import kernel_source
 
 U32, I32, F32, F16 = (np.dtype(t) for t in (np.uint32, np.int32, np.float32, np.float16))
 U64, I64, F64 = (np.dtype(t) for t in (np.uint64, np.int64, np.float64))
@@ -277,7 +277,7 @@ def _not_an_operator(op) -> TypeError:
 
 def key(op) -> tuple:
     """`op` (a name or a Monoid) as a hashable key that tells operators apart exactly, for
-    the lookups of what is built for one (program.lookup): a Monoid by its expression, name
+    the lookups of what is built for one (caches.lookup): a Monoid by its expression, name
     and identity as written (Monoid equality takes 0.0 and -0.0, two different identities
     of a float sum, for one). TypeError, as resolve gives, for anything else."""
     if isinstance(op, Monoid):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from wgprim.program import kernel_source
+from wgprim.pipelines import kernel_source
 
 U32, I32, F32, F16 = (np.dtype(t) for t in (np.uint32, np.int32, np.float32, np.float16))
 U64, I64, F64 = (np.dtype(t) for t in (np.uint64, np.int64, np.float64))

@@ -22,7 +22,8 @@ from wgprim.ops import block_scan
 from wgprim.ops.common import chunks
 from wgprim.ops.scan import scan_recorder
 from wgprim.ops.topk import STATE_FIXED_BYTES, Selection, select_preamble
-from wgprim.program import Program, get_pipeline
+from wgprim.pipelines import get_pipeline
+from wgprim.program import Program
 
 WG = 256
 E = 8  # elements per invocation of the split (kernels/partition.wgsl)

@@ -35,7 +35,11 @@ from wgprim.device import Device
 from wgprim.ops import block_scan, loop_budget
 from wgprim.ops import scan
 from wgprim.ops.common import Chunk, chunks
-from wgprim.program import Program, active_batch, consecutive_subgroups, get_pipeline, kernel_source, lookup, view
+from wgprim.batching import active_batch
+from wgprim.caches import lookup
+from wgprim.pipelines import get_pipeline, kernel_source
+from wgprim.probes import consecutive_subgroups
+from wgprim.program import Program, view
 
 WG = 256
 # Match path (kernels/radix_scatter_match.wgsl): keys per invocation (4, 8, ... or 24;
@@ -615,7 +619,7 @@ class RadixSorter:
 
 
 def radix_sorter(device: Device, dtype, descending: bool) -> RadixSorter:
-    """The RadixSorter of (dtype, direction) on `device`, looked up (program.lookup) by what
+    """The RadixSorter of (dtype, direction) on `device`, looked up (caches.lookup) by what
     its pipelines depend on: the device's subgroups (and their block-scan path), its
     workgroup memory and the module settings (config_key)."""
     key = (("radix", np.dtype(dtype), bool(descending), device.has_subgroups, consecutive_subgroups(device),

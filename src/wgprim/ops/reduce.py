@@ -24,7 +24,9 @@ import numpy as np
 from wgprim.array import Array
 from wgprim.ops import block_scan, operators
 from wgprim.ops.common import chunks
-from wgprim.program import Program, get_pipeline, lookup
+from wgprim.caches import lookup
+from wgprim.pipelines import get_pipeline
+from wgprim.program import Program
 
 WG = 256
 VECS = 4  # packet loads per invocation per tile (reduce.wgsl)
@@ -107,7 +109,7 @@ class ReduceRecorder:
 
 
 def reduce_recorder(device, n: int, dt: np.dtype, op) -> ReduceRecorder:
-    """The ReduceRecorder of (n, dt, op) on `device`, looked up (program.lookup); its chunks
+    """The ReduceRecorder of (n, dt, op) on `device`, looked up (caches.lookup); its chunks
     depend on the device's binding limit too."""
     key = ("reduce", n, dt, operators.key(op), device.max_binding_bytes)
     return lookup(device, key, lambda: ReduceRecorder(device, n, dt, op))

@@ -21,7 +21,10 @@ from wgprim.device import Device
 from wgprim.ops import block_scan, chained_scan, operators
 from wgprim.ops.chained_scan import choose_method
 from wgprim.ops.common import chunks
-from wgprim.program import Program, consecutive_subgroups, get_pipeline, lookup
+from wgprim.caches import lookup
+from wgprim.pipelines import get_pipeline
+from wgprim.probes import consecutive_subgroups
+from wgprim.program import Program
 
 WG = 256
 TILE = WG * 16  # elements per workgroup: 16 consecutive per invocation (4 packets of 4)
@@ -100,7 +103,7 @@ def recorder(device: Device, dt: np.dtype, op, n: int, method: str | None = None
 
 
 def scan_recorder(device: Device, dt: np.dtype, op, n: int, method: str | None = None):
-    """recorder(device, dt, op, n, method), looked up (program.lookup) by the method chosen
+    """recorder(device, dt, op, n, method), looked up (caches.lookup) by the method chosen
     for n elements, the dtype, the operator, the device's block-scan path and the single
     pass's rows (chained_scan.STRIPED_ROWS)."""
     chosen = choose_method(n, dt, method)

@@ -30,7 +30,9 @@ import numpy as np
 from wgprim.array import Array
 from wgprim.ops import order_key
 from wgprim.ops.common import chunks
-from wgprim.program import Program, get_pipeline, lookup
+from wgprim.caches import lookup
+from wgprim.pipelines import get_pipeline
+from wgprim.program import Program
 
 U32, I32, F32, F16 = (np.dtype(t) for t in (np.uint32, np.int32, np.float32, np.float16))
 U64, I64, F64 = (np.dtype(t) for t in (np.uint64, np.int64, np.float64))
@@ -124,7 +126,7 @@ class SearchRecorder:
 
 
 def search_recorder(device, dt, side: str) -> SearchRecorder:
-    """The SearchRecorder of (dt, side) on `device`, looked up (program.lookup); its table
+    """The SearchRecorder of (dt, side) on `device`, looked up (caches.lookup); its table
     depends on TABLE_BYTES and the device's workgroup storage."""
     dt = np.dtype(dt)
     return lookup(device, ("searchsorted", dt, side, table_size(device, dt)),

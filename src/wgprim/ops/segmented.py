@@ -30,7 +30,8 @@ import numpy as np
 from wgprim.array import Array, asarray, empty
 from wgprim.ops.axis import _check_binding
 from wgprim.ops.radix_sort import ALL_DIGITS, DESCENDING, KIND, radix_argsort, radix_sorter
-from wgprim.program import Program, get_pipeline
+from wgprim.pipelines import get_pipeline
+from wgprim.program import Program
 
 WG = 256
 U32 = np.dtype(np.uint32)

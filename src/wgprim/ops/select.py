@@ -31,7 +31,11 @@ from wgprim.ops import block_scan, order_key
 from wgprim.ops.common import as_input, chunks
 from wgprim.ops.radix_sort import radix_sorter
 from wgprim.ops.scan import ScanRecorder, scan_recorder
-from wgprim.program import Program, consecutive_subgroups, get_pipeline, lookup, run_recorded
+from wgprim.caches import lookup
+from wgprim.pipelines import get_pipeline
+from wgprim.probes import consecutive_subgroups
+from wgprim.program import Program
+from wgprim.recordings import run_recorded
 
 U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
 U64, I64, F64 = np.dtype(np.uint64), np.dtype(np.int64), np.dtype(np.float64)
@@ -156,7 +160,7 @@ class CompactRecorder:
 
 
 def compact_recorder(device, dt: np.dtype | None, ordered: bool) -> CompactRecorder:
-    """The CompactRecorder of (dt, ordered) on `device`, looked up (program.lookup); its
+    """The CompactRecorder of (dt, ordered) on `device`, looked up (caches.lookup); its
     blocks depend on TILES_PER_GROUP and the device's binding limit, its scans on the
     device's block-scan path."""
     key = ("compact", None if dt is None else np.dtype(dt), bool(ordered), _block_tiles(device),

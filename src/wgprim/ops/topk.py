@@ -28,7 +28,8 @@ from wgprim.array import Array, empty
 from wgprim.ops import order_key
 from wgprim.ops.common import chunks
 from wgprim.ops.gather import record_gather
-from wgprim.program import Program, get_pipeline
+from wgprim.pipelines import get_pipeline
+from wgprim.program import Program
 
 WG = 256
 U32, U64 = np.dtype(np.uint32), np.dtype(np.uint64)

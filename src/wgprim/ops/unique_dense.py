@@ -24,7 +24,9 @@ from wgprim.array import Array, empty
 from wgprim.ops import atomic_minmax, order_key
 from wgprim.ops.common import chunks
 from wgprim.ops.scan import scan_recorder
-from wgprim.program import Program, get_pipeline, run_recorded
+from wgprim.pipelines import get_pipeline
+from wgprim.program import Program
+from wgprim.recordings import run_recorded
 
 U32 = np.dtype(np.uint32)
 WG = 256

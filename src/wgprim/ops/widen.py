@@ -8,7 +8,8 @@ import numpy as np
 
 from wgprim.array import Array
 from wgprim.ops.common import chunks
-from wgprim.program import Program, get_pipeline
+from wgprim.pipelines import get_pipeline
+from wgprim.program import Program
 
 WG = 256
 I32, U32 = np.dtype(np.int32), np.dtype(np.uint32)
