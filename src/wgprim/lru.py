@@ -70,3 +70,7 @@ class LRU:
     def values(self) -> list:
         with self.lock:
             return list(self._items.values())
+
+    def items(self) -> list:
+        with self.lock:
+            return list(self._items.items())
