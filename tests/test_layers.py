@@ -113,8 +113,8 @@ def test_every_public_function_is_a_front_door():
 
 
 # The core, lowest first: each module imports only modules before it (docs/design.md,
-# "Layers"). errors, native and unroll use no other module of wgprim.
-CORE = ["errors", "native", "unroll", "lru", "batching", "device", "memory", "transfer", "pipelines", "caches",
+# "Layers"). errors, native, unroll and tuning use no other module of wgprim.
+CORE = ["errors", "native", "unroll", "lru", "tuning", "batching", "device", "memory", "transfer", "pipelines", "caches",
         "profiling", "program", "probes", "recordings", "plans", "array"]
 
 
@@ -139,5 +139,5 @@ def test_each_core_module_imports_only_the_layers_below_it(name):
 def test_every_core_module_is_in_the_order():
     top = {p.stem for p in PACKAGE.glob("*.py")}
     core_like = {"array", "batching", "caches", "device", "lru", "memory", "native", "pipelines", "plans", "probes",
-                 "profiling", "program", "recordings", "transfer"}
+                 "profiling", "program", "recordings", "transfer", "tuning"}
     assert core_like <= top and core_like <= set(CORE)

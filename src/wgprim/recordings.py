@@ -11,6 +11,7 @@ from wgprim.caches import unindex
 from wgprim.device import Device, get_device
 from wgprim.memory import pool_of
 from wgprim.program import Program
+from wgprim.tuning import in_force
 
 _recordings_lock = threading.Lock()
 
@@ -42,7 +43,8 @@ _watched_modules = 0  # len(sys.modules) when the ops modules were last made wat
 
 def settings() -> tuple:
     """What a kept recording also depends on: how many times a setting of wgprim.ops'
-    modules has changed (each assignment to a module attribute counts), and the device
+    modules has changed (each assignment to a module attribute counts), the policy changes
+    in force (wgprim.tuning.using), and the device
     choice read from the environment. A test or a measurement that changes a setting gets
     new recordings."""
     global _watched_modules
@@ -53,7 +55,7 @@ def settings() -> tuple:
             if name.startswith("wgprim.ops.") and type(module) is types.ModuleType:
                 module.__class__ = _WatchedModule
         _watched_modules = len(sys.modules)
-    return _settings_changes, os.environ.get("WGPRIM_NO_SUBGROUPS")
+    return _settings_changes, in_force(), os.environ.get("WGPRIM_NO_SUBGROUPS")
 
 
 def recorded(device: Device, key: tuple, arrays: tuple, record, label: str = "") -> "Program":
