@@ -118,3 +118,13 @@ def test_an_entry_whose_function_is_missing_is_skipped_not_failed(monkeypatch, c
     out = capsys.readouterr().out
     assert "not_yet (wgprim.not_yet_written does not exist)" in out and "ERROR" not in out
     assert not hasattr(wgprim, "not_yet_written")
+
+
+def test_docs_bench_lists_every_entry_where_it_runs():
+    """docs/bench.md names each registry entry, in the list of those a plain `wgprim bench`
+    measures or in the list of those measured only when named."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "bench.md").read_text()
+    default = re.search(r"Measured when none is named:\s*`([^`]*)`", text).group(1).split()
+    named = re.search(r"Measured only when named[^`]*`([^`]*)`", text).group(1).split()
+    assert default == [e.name for e in registry.ENTRIES if e.bench]
+    assert named == [e.name for e in registry.ENTRIES if not e.bench]

@@ -79,11 +79,20 @@ class ReducePlan:
 
 
 def sum(x, axis=None, *, keepdims: bool = False, **numpy_kw) -> Array:
+    """Sum of the elements, as numpy.sum: of every element (a 0-d Array), or along `axis`
+    (an int) with `keepdims`. Integers wrap modulo 2^32 (2^64 for int64/uint64) and keep
+    x's dtype; float32 and float16 sums are a tree of float additions, each element through
+    a few dozen of them, so the error is within depth * eps * sum(|x|)
+    (wgprim.ops.reduce.sum_error_bound gives the bound for n). Other numpy keywords
+    (dtype=, out=, where=, initial=) are refused with a message naming them."""
     numpy_options.refuse("sum", numpy_kw, numpy_options.REDUCTION)
     return reduce(x, "sum", axis, keepdims=keepdims)
 
 
 def prod(x, axis=None, *, keepdims: bool = False, **numpy_kw) -> Array:
+    """Product of the elements, as numpy.prod: of every element (a 0-d Array), or along
+    `axis` with `keepdims`. Integers wrap as numpy's do in x's dtype; floats are a tree of
+    multiplications."""
     numpy_options.refuse("prod", numpy_kw, numpy_options.REDUCTION)
     return reduce(x, "prod", axis, keepdims=keepdims)
 
@@ -118,11 +127,17 @@ def max(x, axis=None, *, keepdims: bool = False, method: str = "tree", **numpy_k
 
 
 def argmin(x, axis=None, *, keepdims: bool = False, **numpy_kw) -> Array:
+    """Index of the smallest element, as numpy.argmin: the first one among equals, the first
+    NaN if any; flat over every element or along `axis` with `keepdims`. Indices are
+    uint32. An empty input raises ValueError, as numpy."""
     numpy_options.refuse("argmin", numpy_kw, numpy_options.ARG_REDUCTION)
     return reduce(x, "argmin", axis, keepdims=keepdims)
 
 
 def argmax(x, axis=None, *, keepdims: bool = False, **numpy_kw) -> Array:
+    """Index of the largest element, as numpy.argmax: the first one among equals, the first
+    NaN if any; flat over every element or along `axis` with `keepdims`. Indices are
+    uint32. An empty input raises ValueError, as numpy."""
     numpy_options.refuse("argmax", numpy_kw, numpy_options.ARG_REDUCTION)
     return reduce(x, "argmax", axis, keepdims=keepdims)
 
