@@ -260,3 +260,31 @@ def test_arrays_collected_inside_the_pools_critical_sections_do_not_deadlock(tmp
 
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=180, env=child_env())
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("text", ["abc", "inf", "nan", "-1", "1e400", "64MB"])
+def test_a_bad_pool_size_in_the_environment_names_the_variable(device, monkeypatch, text):
+    monkeypatch.setenv("WGPRIM_POOL_MB", text)
+    with pytest.raises(ValueError, match="WGPRIM_POOL_MB"):
+        MemoryPool(device)
+
+
+@pytest.mark.parametrize("text, nbytes", [("64", 64 << 20), (" 0.5 ", 1 << 19), ("0", 0), ("", None)])
+def test_the_pool_size_in_the_environment_is_mib(device, monkeypatch, text, nbytes):
+    monkeypatch.setenv("WGPRIM_POOL_MB", text)
+    pool = MemoryPool(device)
+    assert pool.stats()["limit_fixed"] is (nbytes is not None)
+    if nbytes is not None:
+        assert pool.limit == nbytes
+
+
+@pytest.mark.parametrize("value, error", [(-1, ValueError), ("100", TypeError), (b"10", TypeError),
+                                          (True, TypeError), (1.5, TypeError), (np.float32(2), TypeError)])
+def test_set_limit_takes_a_byte_count_or_none(device, value, error):
+    pool = MemoryPool(device, limit=0)
+    with pytest.raises(error, match="set_limit"):
+        pool.set_limit(value)
+    pool.set_limit(np.int64(4096))
+    assert pool.limit == 4096
+    pool.set_limit(None)
+    assert not pool.stats()["limit_fixed"]

@@ -174,6 +174,29 @@ class Array:
             raw = transfer.read(self.device, self.buffer, 0, nbytes)
         return raw[: self.nbytes].view(self.dtype).reshape(self.shape)
 
+    def copy(self) -> "Array":
+        """A new Array holding a copy of the data, copied on the device (as ndarray.copy)."""
+        from wgprim.program import Program
+
+        out = empty(self.shape, self.dtype, self.device)
+        if self.size:
+            program = Program(self.device, label="copy")
+            nbytes = min(buffer_size_for(self.nbytes), self.buffer.size, out.buffer.size)
+            program.copy(self.buffer, 0, out.buffer, 0, nbytes)
+            program.run()
+        return out
+
+    # As numpy's: copy.copy and copy.deepcopy copy the data. pickle takes a host copy and
+    # uploads it again on load, to the device current there.
+    def __copy__(self) -> "Array":
+        return self.copy()
+
+    def __deepcopy__(self, memo) -> "Array":
+        return self.copy()
+
+    def __reduce__(self):
+        return asarray, (self.numpy(),)
+
     def item(self):
         """The single element as a Python scalar."""
         if self.size != 1:

@@ -76,6 +76,11 @@ def list_adapters() -> list[str]:
 class Device:
     """The adapter and device wgprim runs on, with what they allow."""
 
+    def __reduce_ex__(self, protocol):
+        raise TypeError("a wgprim Device is an open GPU device of this process and cannot be pickled or "
+                        "copied: use wgprim.device.get_device() in the other process")
+
+
     adapter: object
     device: object
     features: frozenset

@@ -30,6 +30,7 @@ last holder goes, the buffer returns to the pool. A buffer the user owns (`from_
 from __future__ import annotations
 
 import heapq
+import math
 import os
 import threading
 import weakref
@@ -87,9 +88,8 @@ class MemoryPool:
 
     def __init__(self, device, limit: int | None = None):
         self.device = device
-        fixed = os.environ.get("WGPRIM_POOL_MB") if limit is None else limit
         # A fixed limit (set_limit, WGPRIM_POOL_MB), or None: the default that follows the peak.
-        self._fixed: int | None = None if fixed is None else default_limit(device) if limit is None else int(limit)
+        self._fixed: int | None = env_pool_limit() if limit is None else byte_count(limit, "limit")
         self._largest = device.max_buffer_bytes  # the device's largest buffer
         self.peak_bytes = 0  # the most bytes lent at once
         # Free buffers per (size, usage): heaps of (serial, buffer), the oldest buffer taken
@@ -255,8 +255,9 @@ class MemoryPool:
     def set_limit(self, nbytes: int | None) -> None:
         """Keep at most `nbytes` of free blocks (the least recently freed go first); None
         goes back to the default, which follows the most bytes lent at once."""
+        nbytes = None if nbytes is None else byte_count(nbytes, "set_limit(nbytes)")
         with self._lock:
-            self._fixed = None if nbytes is None else int(nbytes)
+            self._fixed = nbytes
             doomed = self._trim(self.limit)
         self._destroy(doomed)
 
@@ -300,10 +301,36 @@ class MemoryPool:
                     "free_blocks": len(self._lru), "hits": self.hits, "misses": self.misses}
 
 
+def byte_count(value, name: str) -> int:
+    """`value` as a count of bytes (an integer >= 0), or a TypeError/ValueError naming `name`."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"{name} takes an integer number of bytes (or None for the default), not {value!r}")
+    count = value.__index__()
+    if count < 0:
+        raise ValueError(f"{name} takes a number of bytes >= 0, not {count}")
+    return count
+
+
+def env_pool_limit() -> int | None:
+    """WGPRIM_POOL_MB in bytes (a number of MiB >= 0, fractions allowed), or None when unset
+    or empty; anything else is a ValueError that names the variable."""
+    text = os.environ.get("WGPRIM_POOL_MB", "").strip()
+    if not text:
+        return None
+    try:
+        mib = float(text)
+    except ValueError:
+        mib = math.nan
+    if not (math.isfinite(mib) and mib >= 0):
+        raise ValueError(f"WGPRIM_POOL_MB must be a number of MiB >= 0 (e.g. 512), not {text!r}: "
+                         "fix or unset the environment variable")
+    return int(mib * 2**20)
+
+
 def default_limit(device) -> int:
     """WGPRIM_POOL_MB, or the device's largest buffer (the least the default limit is)."""
-    mib = os.environ.get("WGPRIM_POOL_MB")
-    return int(float(mib) * 2**20) if mib else device.max_buffer_bytes
+    fixed = env_pool_limit()
+    return device.max_buffer_bytes if fixed is None else fixed
 
 
 _pools_lock = threading.Lock()

@@ -9,7 +9,17 @@ from wgprim.device import Device, check_current
 from wgprim.program import Program, flush_batch
 
 
-class Plan:
+class HoldsGPU:
+    """A plan (or anything else holding pipelines and buffers of one open device): pickling
+    or copying it is a TypeError that says what to do instead, raised before any GPU object
+    is half copied."""
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError(f"a {type(self).__name__} holds GPU pipelines and buffers of one device and cannot be "
+                        "pickled or copied: make a new one where it is needed (its arguments are cheap to send)")
+
+
+class Plan(HoldsGPU):
     """Steps built once and run many times: the shape of CUB's temp storage and
     cuda.compute's make_* objects. Pipelines come from the cache; temporaries come from
     the plan's own pool, so re-recording for new input/output buffers (new bind groups)
@@ -19,7 +29,6 @@ class Plan:
     result Arrays (`results()`, made by `make_results` on the thread's first use), so one
     plan shared by many threads never mixes their runs: a plan's result is overwritten
     only by the same thread's next run."""
-
     def __init__(self, device: Device, label: str, record, make_results=None):
         self.device = device
         self.label = label

@@ -16,7 +16,7 @@ from wgprim.ops.atomic_minmax import atomic_reduce
 from wgprim.ops.axis import _check_binding, axis_reducer, normalize_axis, result_shape, split_shape
 from wgprim.ops.common import as_input, check_count, check_flag, check_out
 from wgprim.ops.reduce import reduce_recorder
-from wgprim.plans import Plan
+from wgprim.plans import HoldsGPU, Plan
 from wgprim.program import Program
 from wgprim.recordings import run_recorded
 
@@ -45,7 +45,7 @@ def reduce(x, op="sum", axis=None, *, keepdims: bool = False) -> Array:
     return out
 
 
-class ReducePlan:
+class ReducePlan(HoldsGPU):
     """A reduction built once for (n, dtype, op) and run many times with no new pipelines
     or buffers. The returned Array is the plan's own result buffer for the calling thread,
     overwritten by that thread's next run (each thread has its own), unless `out=` is

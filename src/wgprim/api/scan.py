@@ -17,7 +17,7 @@ from wgprim.ops.chained_scan import choose_method
 from wgprim.ops.common import as_input, check_count, check_flag, check_out
 from wgprim.ops.scan import scan_recorder
 from wgprim.ops.widen import record_widen
-from wgprim.plans import Plan
+from wgprim.plans import HoldsGPU, Plan
 from wgprim.program import Program
 from wgprim.recordings import run_recorded
 
@@ -54,7 +54,7 @@ def cumsum(x, axis=None, **numpy_kw) -> Array:
     return scan(x, "sum", axis=axis)
 
 
-class ScanPlan:
+class ScanPlan(HoldsGPU):
     """A scan built once for (n, dtype, op, exclusive) and run many times with no new
     pipelines or buffers. Returns the plan's own output Array for the calling thread
     (overwritten by that thread's next run; each thread has its own) unless `out=` is

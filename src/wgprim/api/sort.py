@@ -32,7 +32,7 @@ from wgprim.ops.bitonic import bitonic_sorter
 from wgprim.ops.common import as_input, check_count, check_flag
 from wgprim.ops.radix_sort import ALL_DIGITS, radix_sorter
 from wgprim.ops.segmented import VALUES_GATHER, VALUES_NONE, VALUES_POSITION, sort_rows
-from wgprim.plans import Plan
+from wgprim.plans import HoldsGPU, Plan
 from wgprim.program import Program
 from wgprim.recordings import run_recorded
 
@@ -223,7 +223,7 @@ def _row(a: Array, i: int) -> Array:
     return out
 
 
-class SortPlan:
+class SortPlan(HoldsGPU):
     """A radix sort built once for (n, dtype, what, descending) and run many times with no
     new pipelines or buffers (a `plans.Plan`: steps re-recorded only when the input
     buffers, or with `skip_digits` the passes, change).
