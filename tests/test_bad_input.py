@@ -202,3 +202,33 @@ def test_monoid_bounds_are_checked_when_made():
         wgprim.Monoid("[" * 40 + "(" * 30 + "a" + ")" * 30 + "]" * 40, 0)
     with pytest.raises(OperatorError, match="at most 4096"):
         wgprim.Monoid("a" + " + b" * 2000, 0)
+
+
+_SORTED = np.sort(np.random.default_rng(5).random(10).astype(np.float32))
+SEARCH_MISUSE = {
+    "side None": dict(side=None),
+    "side int": dict(side=1),
+    "side bytes": dict(side=b"middle"),
+    "side unknown": dict(side="middle"),
+    "sorter 2-D": dict(sorter=np.zeros((2, 5), np.int64)),
+    "sorter short": dict(sorter=np.zeros(4, np.int64)),
+    "sorter floats": dict(sorter=np.zeros(10, np.float32)),
+    "sorter out of range": dict(sorter=np.full(10, 10, np.int64)),
+}
+
+
+@pytest.mark.parametrize("kwargs", SEARCH_MISUSE.values(), ids=SEARCH_MISUSE.keys())
+@pytest.mark.parametrize("on_device", [False, True], ids=["host-sorter", "array-sorter"])
+def test_searchsorted_misuse_raises_numpys_exception_type(kwargs, on_device):
+    with pytest.raises(Exception) as expected:
+        np.searchsorted(_SORTED, _SORTED, **kwargs)
+    if on_device and "sorter" in kwargs and kwargs["sorter"].dtype.kind in "iu":
+        kwargs = {**kwargs, "sorter": wgprim.asarray(kwargs["sorter"].astype(np.int32))}
+    with pytest.raises(type(expected.value)):
+        wgprim.searchsorted(_SORTED, _SORTED, **kwargs)
+
+
+def test_searchsorted_takes_side_as_bytes_as_numpy_does():
+    for side in (b"left", b"right"):
+        np.testing.assert_array_equal(wgprim.searchsorted(_SORTED, _SORTED, side=side).numpy(),
+                                      np.searchsorted(_SORTED, _SORTED, side=side))

@@ -47,7 +47,9 @@ def _sorter(sorter, n: int, device) -> Array:
         check_current(sorter.device)
         if sorter.dtype not in (U32, I32):
             raise TypeError(f"a sorter Array must be uint32 or int32 (as argsort gives), not {sorter.dtype}")
-        if sorter.size != n or sorter.ndim != 1:
+        if sorter.ndim != 1:
+            raise TypeError(f"sorter must be 1-D, as a is (got shape {sorter.shape}; numpy raises TypeError too)")
+        if sorter.size != n:
             raise ValueError("sorter.size must equal a.size")
         if n:
             lowest, highest = (int(e) for e in atomic_min_max(sorter).numpy())
@@ -57,7 +59,9 @@ def _sorter(sorter, n: int, device) -> Array:
     host = np.asarray(sorter)
     if host.dtype.kind not in "iu":
         raise TypeError("sorter must only contain integers")
-    if host.ndim != 1 or host.size != n:
+    if host.ndim != 1:
+        raise TypeError(f"sorter must be 1-D, as a is (got shape {host.shape}; numpy raises TypeError too)")
+    if host.size != n:
         raise ValueError("sorter.size must equal a.size")
     if n and (host.min() < 0 or host.max() >= n):
         raise ValueError("Sorter index out of range.")
@@ -75,7 +79,11 @@ def searchsorted(a, v, side: str = "left", sorter=None) -> Array:
     another dtype is compared as numpy compares it (in their common dtype: float32 elements
     with a Python float in float64); an Array v must have a's dtype. Returns uint32
     indices (numpy: intp) with v's shape (0-d for a scalar)."""
-    if not isinstance(side, str) or side not in SIDES:
+    if isinstance(side, bytes):  # numpy takes b"left" too
+        side = side.decode("latin-1")
+    if not isinstance(side, str):
+        raise TypeError(f"search side must be a str, 'left' or 'right', not {type(side).__name__}")
+    if side not in SIDES:
         raise ValueError(f"search side must be one of 'left' or 'right' (got {side!r})")
     arr = as_input(a, KEY_TYPES)
     if arr.ndim != 1:
