@@ -232,3 +232,16 @@ def test_searchsorted_takes_side_as_bytes_as_numpy_does():
     for side in (b"left", b"right"):
         np.testing.assert_array_equal(wgprim.searchsorted(_SORTED, _SORTED, side=side).numpy(),
                                       np.searchsorted(_SORTED, _SORTED, side=side))
+
+
+# Data whose extreme is a zero of one sign only: numpy's edges keep that zero's sign. (Where
+# both zeros occur, which one numpy's min/max returns depends on its reduction order.)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("data", [[-1.0, -0.0], [-0.0, -2.5, -0.0], [-0.0, 2.0], [0.0, 3.0, 0.0], [-0.0, -0.0],
+                                  [0.0, -7.0]])
+def test_histogram_edges_keep_the_sign_of_a_zero_extreme(dtype, data):
+    x = np.array(data, dtype)
+    hist, edges = wgprim.histogram(x, 4)
+    want_hist, want_edges = np.histogram(x, 4)
+    np.testing.assert_array_equal(hist.numpy(), want_hist)
+    assert edges.tobytes() == want_edges.tobytes()

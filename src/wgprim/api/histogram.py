@@ -24,7 +24,13 @@ from wgprim.recordings import run_recorded
 def _data_range(x: Array):
     """numpy's range=None: the data's min and max (scalars of the data's dtype)."""
     if x.dtype in WIDE_DTYPES:
-        return key_range64(x)
+        mn, mx = key_range64(x)  # its keys hold one zero: which one the data has, min and max tell
+        if x.dtype.kind == "f" and (mn == 0 or mx == 0):
+            from wgprim.api.reduce import max as max_of, min as min_of
+
+            mn = min_of(x).numpy()[()] if mn == 0 else mn
+            mx = max_of(x).numpy()[()] if mx == 0 else mx
+        return mn, mx
     mn, mx = atomic_min_max(x).numpy()
     return mn, mx
 
