@@ -151,6 +151,8 @@ def test_bench_targets_run_their_rows_at_the_sizes_asked(tmp_path):
     (["bench", "sum", "--sizes", "2^10", "--json", "/missing/dir/x.json"], "/missing/dir does not exist"),
     (["bench", "sum", "--sizes", "2^10", "--plot", "/missing/dir/x.png"], "/missing/dir does not exist"),
     (["bench", "topk", "--sizes", "50"], "nothing to measure"),
+    (["bench", "sum", "--sizes", "2^10", "--plot", "out.xyz"], "'.xyz' is not a format matplotlib writes"),
+    (["bench", "sum", "--sizes", "2^10", "--plot", "out"], "no extension is not a format"),
 ])
 def test_bad_options_exit_2_with_one_line_naming_the_limit(argv, limit, capsys):
     """Each once gave a traceback (MemoryError, numpy's seed error), a run of error rows,

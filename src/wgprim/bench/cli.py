@@ -17,6 +17,8 @@ import datetime
 import json
 import sys
 
+from wgprim.cli_files import check_output_file, check_plot_file
+
 DEFAULT_SIZES = "2^16,2^20,2^24,2^26"
 PROTOCOL_DEFAULTS = {"rounds": 5, "round_ms": 20.0, "warmup_ms": 300.0}
 PROTOCOL_TOLERANCE = 0.05  # the first row measured again at the end must agree within this
@@ -58,23 +60,6 @@ def non_negative_int(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
     return value
-
-
-def check_output_file(path: str | None, option: str) -> str | None:
-    """None when `path` can be written (its folder exists and is writable, and it is not a
-    folder), else what is wrong: checked before a run, not discovered after it."""
-    import os
-
-    if path is None:
-        return None
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        return f"{option} {path}: is a folder, not a file"
-    if not os.path.isdir(folder):
-        return f"{option} {path}: folder {folder} does not exist"
-    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        return f"{option} {path}: cannot be written (permissions)"
-    return None
 
 
 def _sizes(text: str) -> list[int]:
@@ -236,19 +221,13 @@ def run(args) -> int:
         raise _ArgumentError(message)
 
     try:
-        for path, option in ((args.json, "--json"), (args.plot, "--plot")):
-            problem = check_output_file(path, option)
+        for problem in (check_output_file(args.json, "--json"), check_plot_file(args.plot)):
             if problem:
                 parser_error(problem)
         jobs, skipped, with_claim = _jobs(args, parser_error)
         if not jobs and not with_claim:
             parser_error("nothing to measure: " + ("; ".join(f"{k}: {v}" for k, v in skipped.items())
                                                    or "no row is at least --min-size"))
-        if args.plot:
-            try:
-                import matplotlib  # noqa: F401
-            except ImportError:
-                parser_error("--plot needs matplotlib: pip install 'wgprim[plot]'")
         try:
             refs = harness.available_references([r.strip() for r in args.compare.split(",") if r.strip()])
         except ValueError as error:
