@@ -17,7 +17,10 @@ the public calls are used: PUBLIC forces them (tests compare the two).
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import threading
 
 PUBLIC = bool(os.environ.get("WGPRIM_PUBLIC_CALLS"))
 
@@ -124,9 +127,73 @@ def map_read(buffer, nbytes: int) -> bytes:
     """Map the first `nbytes` of a MAP_READ `buffer` (whose copy is already submitted),
     return them, unmap."""
     size = -(-nbytes // 4) * 4
-    mode = "READ_NOSYNC" if direct() else "READ"
-    buffer.map_async(mode, 0, size).sync_wait()
+    map_now(buffer, "READ_NOSYNC" if direct() else "READ", 0, size)
     try:
         return bytes(buffer.read_mapped(0, size, copy=False))[:nbytes]
     finally:
+        unmap_now(buffer)
+
+
+def map_now(buffer, mode, offset: int, size: int) -> None:
+    """Map `buffer` and wait until it is mapped. An interrupt during the wait (Ctrl-C) must
+    not leave the buffer pending: the map was asked for and completes anyway, and the
+    buffer's next user (the memory pool's next read, the next staged copy) would find it
+    pending or mapped, which wgpu refuses or aborts the process on. So the wait is finished
+    first (it ends when the GPU reaches the work submitted before; further interrupts wait
+    for it too), the buffer unmapped, and the interrupt raised again. A Ctrl-C inside the
+    map request itself is held until the request has returned its promise."""
+    promise = None
+    try:
+        with sigint_held():
+            promise = buffer.map_async(mode, offset, size)
+        promise.sync_wait()
+    except BaseException:
+        if promise is not None:
+            settle_map(buffer, promise)
+        raise
+
+
+def unmap_now(buffer) -> None:
+    """buffer.unmap(), with a Ctrl-C held until wgpu's own state says unmapped too."""
+    with sigint_held():
         buffer.unmap()
+
+
+def settle_map(buffer, promise) -> None:
+    """Finish an interrupted map of `buffer` and leave it unmapped (see map_now)."""
+    while True:
+        try:
+            promise.sync_wait()
+            break
+        except KeyboardInterrupt:
+            continue
+        except Exception:  # the map failed (the buffer destroyed): nothing is mapped
+            break
+    if buffer.map_state == "mapped":
+        unmap_now(buffer)
+
+
+@contextlib.contextmanager
+def sigint_held():
+    """Hold a SIGINT (Ctrl-C) that arrives inside the block and raise it as the block ends:
+    for the few wgpu calls that change a buffer's state in two steps (the native call,
+    then wgpu's own record of it). In the main thread only, where Python runs its signal
+    handlers; elsewhere the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = []
+    try:
+        previous = signal.signal(signal.SIGINT, lambda number, frame: held.append(frame))
+    except ValueError:  # signals unavailable here (an embedded interpreter)
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if held:
+            if callable(previous):
+                previous(signal.SIGINT, held[0])
+            elif previous == signal.SIG_DFL:
+                raise KeyboardInterrupt

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 
@@ -50,7 +50,21 @@ def _parallel_copy(dst: np.ndarray, src: np.ndarray) -> None:
         np.copyto(dst, src)
         return
     edges = [n * i // parts for i in range(parts + 1)]
-    list(_pool().map(lambda i: np.copyto(dst[edges[i]:edges[i + 1]], src[edges[i]:edges[i + 1]]), range(parts)))
+    pool = _pool()
+    futures = [pool.submit(np.copyto, dst[edges[i]:edges[i + 1]], src[edges[i]:edges[i + 1]]) for i in range(parts)]
+    try:
+        for future in futures:
+            future.result()
+    except BaseException:
+        # Interrupted (Ctrl-C): the threads still copy into memory that the caller unmaps
+        # next, so they finish first.
+        while True:
+            try:
+                wait(futures)
+                break
+            except KeyboardInterrupt:
+                continue
+        raise
 
 
 def _user(device, kind: str) -> threading.Lock:
@@ -100,11 +114,13 @@ def _write_staged(device, buffer, offset: int, src: np.ndarray) -> None:
     for i, start in enumerate(range(0, src.nbytes, STAGE_BYTES)):
         chunk = src[start:start + STAGE_BYTES]
         stage = stages[i % STAGES]
-        stage.map_sync(wgpu.MapMode.WRITE, 0, STAGE_BYTES)  # waits until its last copy has run
-        mapped = np.frombuffer(stage._experimental_get_mapped_range(0, chunk.nbytes), np.uint8)
-        _parallel_copy(mapped, chunk)
-        del mapped
-        stage.unmap()
+        native.map_now(stage, wgpu.MapMode.WRITE, 0, STAGE_BYTES)  # waits until its last copy has run
+        try:
+            mapped = np.frombuffer(stage._experimental_get_mapped_range(0, chunk.nbytes), np.uint8)
+            _parallel_copy(mapped, chunk)
+            del mapped
+        finally:  # also when interrupted: the next copy maps it again
+            native.unmap_now(stage)
         encoder = device.device.create_command_encoder()
         encoder.copy_buffer_to_buffer(stage, 0, buffer, offset + start, chunk.nbytes)
         queue.submit([encoder.finish()])
@@ -154,11 +170,13 @@ def _read_staged(device, buffer, offset: int, nbytes: int) -> np.ndarray:
     for i, start in enumerate(starts):
         size = min(STAGE_BYTES, nbytes - start)
         stage = stages[i % STAGES]
-        stage.map_sync(wgpu.MapMode.READ, 0, STAGE_BYTES)
-        view = np.frombuffer(stage.read_mapped(0, size, copy=False), np.uint8)
-        _parallel_copy(out[start:start + size], view)
-        del view
-        stage.unmap()
+        native.map_now(stage, wgpu.MapMode.READ, 0, STAGE_BYTES)
+        try:
+            view = np.frombuffer(stage.read_mapped(0, size, copy=False), np.uint8)
+            _parallel_copy(out[start:start + size], view)
+            del view
+        finally:
+            native.unmap_now(stage)
         if i + STAGES < len(starts):  # the stage is free again: its next chunk's copy
             submit_copy(i + STAGES)
     return out
