@@ -1,4 +1,4 @@
-"""The `wgprim` command: info | demo | check | simulate | bench.
+"""The `wgprim` command: info | demo | warmup | check | simulate | bench.
 
 Each subcommand lives with the part of wgprim it belongs to and exposes two functions:
 `configure(parser)` adds its arguments to an argparse sub-parser, and `run(args) -> int`
@@ -15,6 +15,7 @@ import sys
 SUBCOMMANDS = {
     "info": ("wgprim.info", "show adapters, backend, limits and features"),
     "demo": ("wgprim.demo", "run every primitive on random data and check it against numpy"),
+    "warmup": ("wgprim.warmup", "compile every primitive's kernels now and show what first calls cost"),
     "check": ("wgprim.check.cli", "lint WGSL for cross-workgroup synchronization mistakes"),
     "simulate": ("wgprim.sim.cli", "simulate workgroup scheduling: see why spin-waits deadlock"),
     "bench": ("wgprim.bench.cli", "benchmark wgprim against numpy, CuPy and PyTorch"),
