@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from wgprim.array import Array, empty
+from wgprim.array import Array, empty, zeros
 from wgprim.device import check_current, get_device
 from wgprim.ops import lexsort as chains
 from wgprim.ops import numpy_options
@@ -70,8 +70,7 @@ def _axis_form(x, axis) -> bool:
         ndim = np.ndim(x)
     if axis is None or ndim > 1:
         return True
-    if ndim == 1:
-        normalize_axis(axis, 1)
+    normalize_axis(axis, ndim)  # a 0-d input has no axis: numpy's AxisError
     return False
 
 
@@ -135,6 +134,9 @@ def argsort(x, *, axis=-1, descending: bool = False, stable: bool = True, kind=N
     numpy_options.sort_options("argsort", kind, order)
     descending = check_flag("descending", descending)
     _check_stable(stable)
+    if np.ndim(x) == 0 and axis is not None:  # numpy sorts a 0-d input as one element
+        normalize_axis(axis, 1)
+        axis = None
     if _axis_form(x, axis):
         return sort_axis("argsort", x, axis, descending, "radix")
     k = _one_dimensional(x, "argsort input", KEY_DTYPES)
@@ -185,12 +187,18 @@ def lexsort(keys, axis=-1) -> Array:
         arrays = [as_input(k, KEY_DTYPES) for k in keys]
     else:
         whole = as_input(keys, KEY_DTYPES)
+        if whole.ndim == 0 or whole.shape[0] == 0:
+            raise TypeError("need sequence of keys with len > 0 in lexsort")
+        if whole.ndim == 1:  # numpy: a sequence of 0-d keys, so one element to sort
+            return _index_zero(whole.device)
         if whole.ndim != 2:
             raise ValueError(f"lexsort takes a tuple of 1-D keys or a 2-D array of keys as rows, "
                              f"got shape {whole.shape}")
         arrays = [_row(whole, i) for i in range(whole.shape[0])]
     if not arrays:
         raise TypeError("need sequence of keys with len > 0 in lexsort")
+    if all(a.ndim == 0 for a in arrays):  # one element: index 0
+        return _index_zero(arrays[0].device)
     if any(a.ndim != 1 for a in arrays):
         raise ValueError("lexsort's keys must be one-dimensional (numpy's n-D keys are not supported: "
                          "pass the rows one by one)")
@@ -210,6 +218,11 @@ def lexsort(keys, axis=-1) -> Array:
 
     run_recorded(dev, ("lexsort", *chains.sort_key(dev, dtypes, n, False)), (*arrays, idx), record, "lexsort")
     return idx
+
+
+def _index_zero(device) -> Array:
+    """lexsort's answer for keys of one element each (numpy's 0-d index 0)."""
+    return zeros((), U32, device)
 
 
 def _row(a: Array, i: int) -> Array:
