@@ -9,10 +9,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import wgprim
-from wgprim.api import partition as partition_api
 from wgprim.device import binding_limit
 from wgprim.ops import partition as partition_ops
 from wgprim.ops.order_key import host_keys
+from wgprim.ops.partition import PartitionPolicy
+from wgprim.tuning import using
 
 from support import check_binding_sizes
 
@@ -106,19 +107,19 @@ def test_hypothesis(n, dtype, kind, picks, seed):
     check(x, list(rng.integers(-n, n, picks)))
 
 
-def test_rows_and_axes(rng, monkeypatch):
+def test_rows_and_axes(rng):
     x = values(rng, 5 * 6 * 7, np.float32, "awkward").reshape(5, 6, 7)
     for axis in (-1, 0, 1, None):
         check(x, 2, axis=axis)
     check(x, [0, -1], axis=-1)
     # long rows: a few split one at a time, many sorted together (the rule, made small)
-    monkeypatch.setattr(partition_api, "tile_size", lambda device: 64)
     y = values(rng, 3 * 500, np.int32, "few").reshape(3, 500)
-    check(y, [1, 250])
-    monkeypatch.setattr(partition_api, "ROWS_ONE_AT_A_TIME", 2)
-    check(y, [1, 250])
     z = values(rng, 2 * 300, np.float64, "awkward").reshape(2, 300)  # 64-bit rows: one at a time
-    check(z, 150)
+    with using(PartitionPolicy, short_row=64):
+        check(y, [1, 250])
+        check(z, 150)
+        with using(PartitionPolicy, rows_one_at_a_time=2):
+            check(y, [1, 250])
 
 
 def test_beyond_one_binding(rng, monkeypatch):

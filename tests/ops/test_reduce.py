@@ -319,14 +319,16 @@ def test_64_bit_chunked_input_larger_than_one_binding(rng):
         assert wgprim.argmax(y).item() == y.argmax() and wgprim.min(y).item() == y.min()
 
 
-def test_64_bit_intermediate_levels(rng, monkeypatch):
-    from wgprim.ops import reduce as reduce_ops
+def test_64_bit_intermediate_levels(rng):
+    from wgprim.device import get_device
+    from wgprim.ops.reduce import ReducePolicy, reduce_recorder
+    from wgprim.tuning import using
 
-    monkeypatch.setattr(reduce_ops, "FINAL_MAX", 3)  # 10 partials -> 5 -> 3 -> the result
-    monkeypatch.setattr(reduce_ops, "PARTIALS_PER_GROUP", 2)
     x = random_values(rng, 2048 * 9 + 7, np.uint64)
-    for op in ("sum", "argmin", "max", "bitwise_xor"):
-        assert_reduce(x, op, wgprim.reduce(x, op).item())
+    with using(ReducePolicy, final_max=3, partials_per_group=2):  # 10 partials -> 5 -> 3 -> the result
+        assert reduce_recorder(get_device(), x.size, x.dtype, "sum").temp_bytes()[1] == 5 * 8
+        for op in ("sum", "argmin", "max", "bitwise_xor"):
+            assert_reduce(x, op, wgprim.reduce(x, op).item())
 
 
 def test_64_bit_plan(rng):

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 import wgprim
 from wgprim.device import binding_limit
 from wgprim.ops import search as search_ops
-from wgprim.ops.search import bound_in
+from wgprim.ops.search import SearchPolicy, bound_in
+from wgprim.tuning import using
 
 DTYPES = [np.uint32, np.int32, np.float32, np.float16, np.uint64, np.int64, np.float64]
 SIZES = [0, 1, 2, 3, 255, 256, 257, 4095, 4097]
@@ -77,15 +78,16 @@ def test_every_dtype_and_size(device, rng, dt, n):
 
 
 @pytest.mark.parametrize("dt", DTYPES)
-def test_ranges_in_global_memory(device, rng, monkeypatch, dt):
+def test_ranges_in_global_memory(device, rng, dt):
     # a table of 16 splitters: the search leaves workgroup memory (ranges of up to 512)
     _skip_f16(device, dt)
-    monkeypatch.setattr(search_ops, "TABLE_BYTES", 16 * (8 if np.dtype(dt).itemsize == 8 else 4))
-    for n in (17, 1000, 5003):
-        a = np.sort(sample(rng, dt, n))
-        q = queries_for(rng, a, 500)
-        for side in ("left", "right"):
-            check(a, q, side)
+    with using(SearchPolicy, table_bytes=16 * (8 if np.dtype(dt).itemsize == 8 else 4)):
+        assert search_ops.search_recorder(device, dt, "left").table == 16
+        for n in (17, 1000, 5003):
+            a = np.sort(sample(rng, dt, n))
+            q = queries_for(rng, a, 500)
+            for side in ("left", "right"):
+                check(a, q, side)
 
 
 def test_nan_and_signed_zero_follow_numpy():
@@ -212,23 +214,18 @@ def test_hypothesis_salted(a_dt, n, seed, table):
     rng = np.random.default_rng(seed)
     a = np.sort(sample(rng, a_dt, n))
     q = queries_for(rng, a, 100)
-    saved = search_ops.TABLE_BYTES
-    search_ops.TABLE_BYTES = table * np.dtype(a_dt).itemsize
-    try:
+    with using(SearchPolicy, table_bytes=table * np.dtype(a_dt).itemsize):
         for side in ("left", "right"):
             check(a, q, side)
-    finally:
-        search_ops.TABLE_BYTES = saved
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.int64, np.float16])
-def test_arrays_and_queries_beyond_one_binding(device, rng, monkeypatch, dt):
+def test_arrays_and_queries_beyond_one_binding(device, rng, dt):
     # 8 KiB bindings and 256-byte tables: the sorted array and the queries span several windows
     _skip_f16(device, dt)
-    monkeypatch.setattr(search_ops, "TABLE_BYTES", 256)
     a = np.sort(sample(rng, dt, 9000))
     q = queries_for(rng, a[::3], 3000)
-    with binding_limit(8192):
+    with binding_limit(8192), using(SearchPolicy, table_bytes=256):
         for side in ("left", "right"):
             check(a, q, side)
             check(a, q, side, sorter=np.argsort(a, kind="stable"))

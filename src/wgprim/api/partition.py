@@ -30,14 +30,20 @@ from wgprim.ops import numpy_options
 from wgprim.ops.axis import move_axis, normalize_axis
 from wgprim.ops.common import as_input
 from wgprim.ops.gather import record_gather
-from wgprim.ops.segmented import _copy, tile_size
+from wgprim.ops.partition import PartitionPolicy
+from wgprim.ops.segmented import _copy
 from wgprim.ops.topk import KEY_DTYPES, U32, Selection, take_rows
 from wgprim.program import Program
 from wgprim.recordings import run_recorded
+from wgprim.tuning import policy
 
-# Long rows (past one workgroup) are selected and split one at a time up to this many
-# rows; more are sorted together (the segmented radix sort).
-ROWS_ONE_AT_A_TIME = 16
+
+
+def _rows_sorted_together(device, length: int, rows: int) -> bool:
+    """Whether rows of `length` are partitioned by sorting them all (short rows, or many),
+    rather than by selecting and splitting one row at a time."""
+    shape = policy(PartitionPolicy, device)
+    return length <= shape.short_row or rows > shape.rows_one_at_a_time
 
 
 def _kths(kth, n: int, check_bounds: bool) -> list[int]:
@@ -110,7 +116,7 @@ def kth_smallest(x, k, axis=-1) -> tuple[Array, Array]:
         run_recorded(dev, ("kth smallest", kk), (arr, values, indices), record, "kth smallest")
         return values, indices
     flat, rows = arr.ravel(), arr.size // length
-    if length <= tile_size(dev) or rows > ROWS_ONE_AT_A_TIME:
+    if _rows_sorted_together(dev, length, rows):
         positions = argsort(arr, axis=-1).ravel()  # rows sorted: column k
         v, i = take_rows(flat, length, positions, length, kk, 1)
         return v.reshape(shape), i.reshape(shape)
@@ -166,7 +172,7 @@ def _partition_rows(what: str, arr: Array, kths: list[int]) -> Array:
     """Every row (the last axis) of the n-D `arr` partitioned at kths."""
     dev, length = arr.device, arr.shape[-1]
     rows, flat = arr.size // length, arr.ravel()
-    if length <= tile_size(dev) or rows > ROWS_ONE_AT_A_TIME:  # sorted rows
+    if _rows_sorted_together(dev, length, rows):
         if what == "indices":
             return argsort(arr, axis=-1)
         bits = arr.alias(arr.shape, np.uint64 if arr.itemsize == 8 else np.uint32)  # carried: their own bits

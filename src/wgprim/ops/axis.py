@@ -22,6 +22,7 @@ in api/reduce.py, api/scan.py and api/segmented.py.
 from __future__ import annotations
 
 import builtins
+import dataclasses
 
 import numpy as np
 
@@ -30,10 +31,10 @@ from wgprim.caches import lookup
 from wgprim.ops import loop_budget, operators
 from wgprim.pipelines import get_pipeline
 from wgprim.program import Program
+from wgprim.tuning import policy
 
 WG = 256
 ROW_MIN = 64  # shortest row worth a whole workgroup
-BUSY_INVOCATIONS = 1 << 19  # enough parallel work to fill a large GPU (an H200 keeps ~270k resident)
 MIN_PIECE = 64  # shortest piece of a split axis
 ROW_PIECE = 1 << 15  # longest piece of a segment one workgroup scans when segments are few
 MAX_WALK = 4096  # longest walk of one invocation in a column scan (llvmpipe stops loops at 65535)
@@ -44,6 +45,12 @@ MAX_WALK = 4096  # longest walk of one invocation in a column scan (llvmpipe sto
 ROW_REDUCE_FIXED = 16
 ROW_SCAN_TILE_TRIPS = 10
 ROW_SCAN_TILE = WG * 8  # elements per tile of scan_rows (kernels/scan_axis.wgsl: WG * ITEMS)
+
+
+@dataclasses.dataclass(frozen=True)
+class AxisPolicy:
+    """How reductions and scans along an axis split their work (wgprim.tuning)."""
+    busy_invocations: int = 1 << 19  # enough parallel work to fill a large GPU (an H200 keeps ~270k resident)
 
 
 def normalize_axis(axis, ndim: int) -> int:
@@ -74,11 +81,12 @@ def _check_binding(arr: Array) -> None:
                          f"({arr.nbytes} bytes > {arr.device.max_binding_bytes}); reduce slices of it")
 
 
-def _splits(work_items: int, length: int) -> int:
+def axis_pieces(work_items: int, length: int) -> int:
     """Pieces to split an axis of `length` into so that work_items * pieces fills the GPU."""
-    if work_items >= BUSY_INVOCATIONS:
+    busy = policy(AxisPolicy).busy_invocations
+    if work_items >= busy:
         return 1
-    want = -(-BUSY_INVOCATIONS // builtins.max(work_items, 1))
+    want = -(-busy // builtins.max(work_items, 1))
     return builtins.max(1, builtins.min(want, length // MIN_PIECE))
 
 
@@ -99,7 +107,7 @@ class AxisReducer:
         if inner == 1 and length >= ROW_MIN:
             self.record_rows(p, src, out, outer, length=length)
             return
-        splits = _splits(outer * inner, length)
+        splits = axis_pieces(outer * inner, length)
         chunk = -(-length // splits)
         splits = -(-length // chunk)
         invocations = outer * splits * inner
@@ -142,7 +150,7 @@ class AxisReducer:
         that no workgroup's walk exceeds it: a rows workgroup takes one trip per 4 * WG
         elements, so on lavapipe one workgroup over 2^26 f16 elements (one long segment
         among 2048 or more) ran 65,536 trips and returned a wrong value."""
-        splits = _splits(segments * WG, longest) if longest > 4 * WG else 1
+        splits = axis_pieces(segments * WG, longest) if longest > 4 * WG else 1
         trips = loop_budget.max_trips(self.device, 1, fixed=ROW_REDUCE_FIXED)
         if trips is not None:
             splits = builtins.max(splits, -(-longest // (4 * WG * trips)))
@@ -170,7 +178,7 @@ class AxisScanner:
         if inner == 1:
             self.record_rows(p, src, dst, outer, exclusive, length=length)
             return
-        splits = builtins.max(-(-length // MAX_WALK), _splits(outer * inner, length))
+        splits = builtins.max(-(-length // MAX_WALK), axis_pieces(outer * inner, length))
         chunk = -(-length // splits)
         splits = -(-length // chunk)
         groups = -(-(outer * splits * inner) // WG)
@@ -225,7 +233,7 @@ class AxisScanner:
         tiles = loop_budget.max_trips(self.device, ROW_SCAN_TILE_TRIPS, fixed=4)
         walk = None if tiles is None else tiles * ROW_SCAN_TILE
         piece = ROW_PIECE if walk is None else builtins.min(ROW_PIECE, walk)
-        if longest > piece and (segments * WG < BUSY_INVOCATIONS or (walk is not None and longest > walk)):
+        if longest > piece and (segments * WG < policy(AxisPolicy).busy_invocations or (walk is not None and longest > walk)):
             return piece
         return None
 

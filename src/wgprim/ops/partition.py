@@ -15,11 +15,14 @@ More than MAX_PIVOTS k-ths: a stable sort is the partition (api/partition.py).
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from wgprim.array import Array
 from wgprim.ops import block_scan
 from wgprim.ops.common import chunks
+from wgprim.ops.segmented import tile_size
 from wgprim.ops.scan import scan_recorder
 from wgprim.ops.topk import STATE_FIXED_BYTES, Selection, select_preamble
 from wgprim.pipelines import get_pipeline
@@ -31,6 +34,23 @@ TILE = WG * E
 U32 = np.dtype(np.uint32)
 # Pivots one split takes (2q + 1 buckets, counted in vec4s); more k-ths sort.
 MAX_PIVOTS = 8
+
+
+
+@dataclasses.dataclass(frozen=True)
+class PartitionPolicy:
+    """How partition and kth_smallest of n-D arrays treat their rows (wgprim.tuning)."""
+    # Rows of at most this length are sorted together (the segmented sort's one tile);
+    # longer ones are selected and split.
+    short_row: int = 2048
+    # Long rows are selected and split one at a time up to this many rows; more are
+    # sorted together (the segmented radix sort).
+    rows_one_at_a_time: int = 16
+
+    @classmethod
+    def for_device(cls, device) -> "PartitionPolicy":
+        return cls(short_row=tile_size(device))
+
 
 _KEY_OF_WORDS = {
     1: "fn key_of_words(w0: u32, w1: u32) -> OrderKey { return w0; }\n",

@@ -18,6 +18,7 @@ Float sums and products round differently from numpy's pairwise order: see
 from __future__ import annotations
 
 import builtins
+import dataclasses
 
 import numpy as np
 
@@ -27,6 +28,7 @@ from wgprim.ops.common import chunks
 from wgprim.caches import lookup
 from wgprim.pipelines import get_pipeline
 from wgprim.program import Program
+from wgprim.tuning import policy
 
 WG = 256
 VECS = 4  # packet loads per invocation per tile (reduce.wgsl)
@@ -36,9 +38,17 @@ TILE = WG * VECS * 4  # elements per tile of 4-byte (and 2-byte) dtypes; tile(dt
 def tile(dt: np.dtype) -> int:
     """Elements per tile: WG invocations x VECS packets (16 bytes: 4 elements, 2 of 64 bits)."""
     return WG * VECS * operators.packet_elements(dt)
-MAX_GROUPS = 2048  # step-1 workgroups per chunk: a few waves on a large GPU, few partials
-FINAL_MAX = 8192  # partials the last single workgroup combines
-PARTIALS_PER_GROUP = 4096  # partials per workgroup in an intermediate level
+
+
+@dataclasses.dataclass(frozen=True)
+class ReducePolicy:
+    """The reduction's shape (wgprim.tuning): how the partials are cut and combined."""
+    max_groups: int = 2048  # step-1 workgroups per chunk: a few waves on a large GPU, few partials
+    final_max: int = 8192  # partials the last single workgroup combines
+    partials_per_group: int = 4096  # partials per workgroup in an intermediate level
+
+
+MAX_GROUPS = ReducePolicy.max_groups  # the shipped shape, which sum_error_bound counts with
 
 
 def sum_error_bound(n: int, abs_sum: float, dtype=np.float32) -> float:
@@ -66,8 +76,8 @@ class ReduceRecorder:
     """The reduction as a building block: pipelines and step shapes built once for
     (device, n, dtype, op), then `record(program, x, out)` adds the steps to any Program."""
 
-    def __init__(self, dev, n: int, dt: np.dtype, op):
-        self.n, self.dt, self.op = n, dt, op
+    def __init__(self, dev, n: int, dt: np.dtype, op, shape: ReducePolicy = ReducePolicy()):
+        self.n, self.dt, self.op, self.shape = n, dt, op, shape
         self.name, _ = operators.resolve(op, dt)
         self.preamble = (operators.preamble(op, dt) + operators.packet_preamble(dt)
                          + block_scan.reduce_preamble(block_scan.ACCUMULATOR))
@@ -82,7 +92,7 @@ class ReduceRecorder:
         self.shapes = []
         for c in self.chunks:
             tiles = -(-c.count // self.tile)
-            per = -(-tiles // MAX_GROUPS)
+            per = -(-tiles // shape.max_groups)
             self.shapes.append((-(-tiles // per), per))
         self.partial_count = builtins.sum(g for g, _ in self.shapes)
 
@@ -96,20 +106,22 @@ class ReduceRecorder:
             p.dispatch("reduce tiles", self.pipes["reduce_tiles"], {0: params, 1: c.view(x), 2: first}, groups)
             offset += groups
         count = self.partial_count
-        while count > FINAL_MAX:
-            groups = -(-count // PARTIALS_PER_GROUP)
-            params = p.params(count, groups, 0, 0, 0, PARTIALS_PER_GROUP)
+        per_group = self.shape.partials_per_group
+        while count > self.shape.final_max:
+            groups = -(-count // per_group)
+            params = p.params(count, groups, 0, 0, 0, per_group)
             p.dispatch("reduce partials", self.pipes["reduce_partials"], {0: params, 3: first, 2: second}, groups)
             first, second, count = second, first, groups
         params = p.params(count, 1, 0, 0, 0, 0)
         p.dispatch("reduce final", self.pipes["reduce_final"], {0: params, 3: first, 4: out.buffer}, 1)
 
     def temp_bytes(self) -> list[int]:
-        return [self.partial_count * self.acc_bytes, builtins.max(1, -(-self.partial_count // PARTIALS_PER_GROUP)) * self.acc_bytes]
+        return [self.partial_count * self.acc_bytes, builtins.max(1, -(-self.partial_count // self.shape.partials_per_group)) * self.acc_bytes]
 
 
 def reduce_recorder(device, n: int, dt: np.dtype, op) -> ReduceRecorder:
     """The ReduceRecorder of (n, dt, op) on `device`, looked up (caches.lookup); its chunks
-    depend on the device's binding limit too."""
-    key = ("reduce", n, dt, operators.key(op), device.max_binding_bytes)
-    return lookup(device, key, lambda: ReduceRecorder(device, n, dt, op))
+    depend on the device's binding limit and the ReducePolicy in force too."""
+    shape = policy(ReducePolicy, device)
+    key = ("reduce", n, dt, operators.key(op), device.max_binding_bytes, shape)
+    return lookup(device, key, lambda: ReduceRecorder(device, n, dt, op, shape))

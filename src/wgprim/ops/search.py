@@ -25,6 +25,8 @@ Histograms use the same thresholds for their bin edges (ops/histogram.py).
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from wgprim.array import Array
@@ -33,6 +35,7 @@ from wgprim.ops.common import chunks
 from wgprim.caches import lookup
 from wgprim.pipelines import get_pipeline
 from wgprim.program import Program
+from wgprim.tuning import policy
 
 U32, I32, F32, F16 = (np.dtype(t) for t in (np.uint32, np.int32, np.float32, np.float16))
 U64, I64, F64 = (np.dtype(t) for t in (np.uint64, np.int64, np.float64))
@@ -42,19 +45,26 @@ SIDES = ("left", "right")
 
 WG = 256
 QPI = 4  # queries per invocation (the kernel's QPI)
-# Bytes of splitters held in workgroup memory per workgroup (4096 u32 keys, 2048 64-bit
-# ones); the device's workgroup storage caps it. Arrays of at most that many elements are
-# searched in workgroup memory alone.
-TABLE_BYTES = 16384
-# Workgroups of the search dispatch: each copies the splitters once, then strides over
-# tiles of WG * QPI queries.
-MAX_GROUPS = 2048
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchPolicy:
+    """searchsorted's shape (wgprim.tuning)."""
+    # Bytes of splitters held in workgroup memory per workgroup (4096 u32 keys, 2048 64-bit
+    # ones); the device's workgroup storage caps it. Arrays of at most that many elements
+    # are searched in workgroup memory alone.
+    table_bytes: int = 16384
+    # Workgroups of the search dispatch: each copies the splitters once, then strides over
+    # tiles of WG * QPI queries.
+    max_groups: int = 2048
+
+
 NONE = 0xFFFFFFFF  # search_fixed: no known answer
 
 
-def table_size(device, dt: np.dtype) -> int:
+def table_size(device, dt: np.dtype, shape: SearchPolicy = SearchPolicy()) -> int:
     """Splitters per workgroup for keys of dtype dt: a power of two."""
-    room = min(TABLE_BYTES, device.max_workgroup_storage, device.max_binding_bytes) // _key_bytes(dt)
+    room = min(shape.table_bytes, device.max_workgroup_storage, device.max_binding_bytes) // _key_bytes(dt)
     return 1 << max(0, room.bit_length() - 1)
 
 
@@ -72,9 +82,9 @@ class SearchRecorder:
     """searchsorted as a building block for (device, dtype, side): `record(program, sorted,
     queries, out)` adds the steps to any Program."""
 
-    def __init__(self, device, dt: np.dtype, side: str):
-        self.device, self.dt, self.side = device, np.dtype(dt), side
-        self.table = table_size(device, self.dt)
+    def __init__(self, device, dt: np.dtype, side: str, shape: SearchPolicy = SearchPolicy()):
+        self.device, self.dt, self.side, self.shape = device, np.dtype(dt), side, shape
+        self.table = table_size(device, self.dt, shape)
         wide = self.dt in order_key.WIDE
         if side == "left":
             before = "key64_less(k, q)" if wide else "k < q"
@@ -113,7 +123,7 @@ class SearchRecorder:
                               5: keys}, -(-here // WG))
         q_itemsize = max(queries.itemsize, 4)  # out's windows follow the queries' (4-byte answers)
         for qc in chunks(nq, q_itemsize, WG * QPI, dev):
-            groups = min(MAX_GROUPS, -(-qc.count // (WG * QPI)))
+            groups = min(self.shape.max_groups, -(-qc.count // (WG * QPI)))
             out_view = qc.view(out)
             for w in windows:
                 params = program.params(qc.count, groups, n, step, count, w.start, w.count, levels, table_levels)
@@ -127,10 +137,10 @@ class SearchRecorder:
 
 def search_recorder(device, dt, side: str) -> SearchRecorder:
     """The SearchRecorder of (dt, side) on `device`, looked up (caches.lookup); its table
-    depends on TABLE_BYTES and the device's workgroup storage."""
-    dt = np.dtype(dt)
-    return lookup(device, ("searchsorted", dt, side, table_size(device, dt)),
-                  lambda: SearchRecorder(device, dt, side))
+    depends on the SearchPolicy in force and the device's workgroup storage."""
+    dt, shape = np.dtype(dt), policy(SearchPolicy, device)
+    return lookup(device, ("searchsorted", dt, side, shape, table_size(device, dt, shape)),
+                  lambda: SearchRecorder(device, dt, side, shape))
 
 
 # -- comparing values of one dtype with values of another (the host's side) --------------
