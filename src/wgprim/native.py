@@ -1,18 +1,14 @@
 """The hot path's few wgpu-native calls made directly, each with wgpu-py's public path beside
 it as the fallback (and the reference the tests compare it with).
 
-Measured on an H200 through wgpu-py 0.32 (benchmarks/callpath-h200-2026-12-01-before.json):
-an encoder, one compute pass of one dispatch, finish and submit cost 61 us through wgpu-py's
-objects and 26 us as direct calls on the handles those objects hold; 16 dispatches 201 and
-96 us. The difference is wgpu-py's per-call wrapping (descriptor structs, error capture,
-Python objects for every pass and command buffer). So a Program's passes are encoded here by
-direct calls; `finish` and `submit` still go through wgpu-py's error-capturing calls, which
+Direct calls on the handles wgpu-py's objects hold cost about half of wgpu-py's per-call
+wrapping (descriptor structs, error capture, Python objects for every pass and command
+buffer; measured in docs/design.md). So a Program's passes are encoded here by direct calls; `finish` and `submit` still go through wgpu-py's error-capturing calls, which
 is where wgpu-native reports what went wrong while encoding, so errors surface as before.
 
 A map for reading uses wgpu-py's "READ_NOSYNC" mode (an internal one: the public "READ"
-first submits an empty command buffer, 30 us): mapping a kept buffer and waiting on wgpu-py's
-poll thread measured 148 us, against 158 spinning on non-blocking polls and 181 blocking
-polls on the calling thread. If either private entry point is missing (another wgpu-py),
+first submits an empty command buffer): waiting on wgpu-py's poll thread measured faster
+than spinning on non-blocking polls or blocking polls on the calling thread. If either private entry point is missing (another wgpu-py),
 the public calls are used: PUBLIC forces them (tests compare the two).
 """
 from __future__ import annotations

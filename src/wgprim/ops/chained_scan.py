@@ -29,17 +29,11 @@ from wgprim.unroll import OFF as UNROLL_OFF
 
 WG = 256
 VECS = 4  # scan.wgsl's vec4s per invocation
-# Measured on an H200 at 2^28 (benchmarks/scan-h200-2026-12-01-confirm.json, f32 / u32):
-# spin budget 4 1.10 / 1.01 ms, 16 the same, 0 1.12 / 1.14 (25,000 fallbacks a scan).
-SPIN_BUDGET = 4
-# Predecessors each lane of the look-back subgroup reads per window: 1 (a window of 32
-# tiles) measured fastest on an H200, 2^28 u32: 0.97 ms; 4 states per lane 1.44 ms, 8: 3.6
-# ms. Wider windows (up to the whole workgroup: 256 tiles) were slower too (docs/scan.md).
-PER_LANE = 1
+# The defaults below were measured fastest on an H200 (docs/scan.md, "Measurements").
+SPIN_BUDGET = 4  # polls of one predecessor before the fallback
+PER_LANE = 1  # predecessors each lane of the look-back subgroup reads per window
 # Packets per invocation of the striped kernel (its tile is WG * ROWS * 4 elements, * 2 of
-# 64 bits: packets are 16 bytes, kernels/packet_vec4.wgsl). With its
-# loops written out (unroll.py), 8 measured fastest on an H200 at 2^28: 0.73-0.78 ms against
-# 0.83-0.88 for 4 and 0.78-0.82 for 16 (benchmarks/scan-h200-2026-12-01-unroll.json).
+# 64 bits: packets are 16 bytes, kernels/packet_vec4.wgsl), its loops written out (unroll.py).
 STRIPED_ROWS = 8
 SINGLE_PASS_DTYPES = (operators.U32, operators.I32, operators.F32) + operators.WIDE
 
@@ -229,11 +223,9 @@ def chained_scan(x, op="sum", exclusive: bool = False, **options):
 
 
 METHODS = ("single-pass", "reduce-then-scan")
-# Smallest input for which the default is the single pass: measured faster than
-# reduce-then-scan on an H200 at 2^20, 2^24 and 2^28 (f32: 0.024 / 0.090 / 1.10 ms against
-# 0.033 / 0.107 / 1.15; u32: 0.025 / 0.084 / 1.01 against 0.032 / 0.107 / 1.17;
-# benchmarks/scan-h200-2026-12-01-confirm.json). One tile (the three-dispatch scan is
-# then one dispatch) keeps reduce-then-scan.
+# Smallest input for which the default is the single pass (faster than reduce-then-scan on
+# an H200 from 2^20 to 2^28: docs/scan.md, "Measurements"). One tile (the three-dispatch scan is then one
+# dispatch) keeps reduce-then-scan.
 DEFAULT_SINGLE_PASS_FROM = 4096 + 1
 
 

@@ -29,14 +29,11 @@ U32 = np.dtype(np.uint32)
 WGSL = {np.dtype(np.uint32): "u32", np.dtype(np.int32): "i32", np.dtype(np.float32): "f32"}
 WG = 256
 TILE = WG * 4 * 4  # select.wgsl's tile: 4 mask words (16 flags) per invocation
-# States per look-back lane: 1 measured fastest on an H200 (half selected, f32: 1.07 ms at
-# 2^28 against 1.44 with 4; benchmarks/scan-h200-2026-12-01-confirm.json).
+# States per look-back lane: 1 measured fastest on an H200 (docs/scan.md, "Measurements").
 COMPACT_PER_LANE = 1
-# The default takes the single pass up to this many elements, the three phases above. H200,
-# f32, half kept, against the faster of the three phases' two forms (in brackets; 15:20
-# UTC, benchmarks/scan-h200-2026-12-01-compact-sizes.txt): 0.0225 ms at 2^20 (0.0353),
-# 0.0302 at 2^22 (0.0453), 0.0484 at 2^23 (0.0607), 0.0778 at 2^24 (0.0786), and at 2^28
-# 0.895 (0.717, benchmarks/scan-h200-2026-12-01-compact-emit.txt).
+# The default takes the single pass up to this many elements, the three phases above: the
+# single pass is faster up to 2^24 on an H200, the three phases at 2^28 (docs/scan.md,
+# "Single-pass compaction").
 SINGLE_PASS_UP_TO = 1 << 24
 
 
@@ -66,10 +63,8 @@ def record_compact(program: Program, x: Array | None, mask: Array, outs: list, t
               **lookback_constants(spin_budget, True, fault, stats is not None, spin_seed)}
     preamble = (f"alias T = {WGSL[dt]};\n" + block_scan.scan_preamble(dev, "vec4<u32>", subgroups=subgroups)
                 + lookback_preamble(per_lane))
-    # Tiles written one invocation per 4 elements (select.EMIT's "words"): with the
-    # subgroup form the single pass went wrong on an H200 from 4097 elements on (its kept
-    # total, from the look-back, came out larger than the input), while lavapipe passed
-    # (2026-12-01, docs/scan.md "Single-pass compaction").
+    # Tiles written one invocation per 4 elements (select.EMIT's "words"): the subgroup form
+    # went wrong on an H200 past one tile (docs/scan.md, "Single-pass compaction").
     pipe = get_pipeline(dev, ("select", "select_emit_words", window_fragment(subgroups), "chained_lookback",
                               "compact_chained"),
                         preamble, f"compact_chained_{kind}", consts)
