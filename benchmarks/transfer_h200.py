@@ -13,6 +13,7 @@ import numpy as np
 
 import wgprim
 from wgprim import transfer
+from wgprim.tuning import using
 
 
 def timed(fn, nbytes: int, reps: int) -> dict:
@@ -41,11 +42,10 @@ def main() -> None:
     rows["read_buffer"] = timed(lambda: queue.read_buffer(target.buffer, 0, nbytes), nbytes, args.reps)
     for stage_mib in (8, 32, 64):
         for threads in (1, 4, 8):
-            transfer.STAGE_BYTES = stage_mib << 20
-            transfer.THREADS = threads
             key = f"staged {stage_mib} MiB x{threads}"
-            rows[key + " write"] = timed(lambda: (transfer.write(dev, target.buffer, 0, host), sync()), nbytes, args.reps)
-            rows[key + " read"] = timed(lambda: transfer.read(dev, target.buffer, 0, nbytes), nbytes, args.reps)
+            with using(transfer.TransferPolicy, stage_bytes=stage_mib << 20, threads=threads):
+                rows[key + " write"] = timed(lambda: (transfer.write(dev, target.buffer, 0, host), sync()), nbytes, args.reps)
+                rows[key + " read"] = timed(lambda: transfer.read(dev, target.buffer, 0, nbytes), nbytes, args.reps)
     assert np.array_equal(transfer.read(dev, target.buffer, 0, nbytes).view(np.float32), host)
     for k, v in rows.items():
         print(f"{k:32s} {v}")

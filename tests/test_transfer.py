@@ -8,13 +8,13 @@ import pytest
 import wgprim
 from wgprim import transfer
 from wgprim.program import Program
+from wgprim.tuning import using
 
 
 @pytest.fixture
-def small_stages(monkeypatch):
-    monkeypatch.setattr(transfer, "STAGED_FROM", 64 << 10)
-    monkeypatch.setattr(transfer, "STAGE_BYTES", 256 << 10)
-    monkeypatch.setattr(transfer, "SLICE_BYTES", 16 << 10)
+def small_stages():
+    with using(transfer.TransferPolicy, staged_from=64 << 10, stage_bytes=256 << 10, slice_bytes=16 << 10):
+        yield
 
 
 @pytest.mark.parametrize("nbytes", [4, (64 << 10) - 4, 64 << 10, (256 << 10), (256 << 10) + 4,
@@ -26,6 +26,9 @@ def test_round_trip(small_stages, rng, nbytes, dtype):
     y = a.numpy()
     assert y.dtype == x.dtype and y.flags.writeable
     np.testing.assert_array_equal(y.view(np.uint32), x.view(np.uint32))
+    if nbytes >= 64 << 10:  # the policy's small stages carried it
+        staging = a.device.cache("wgprim staging")
+        assert ("up", 256 << 10, 2) in staging and ("down", 256 << 10, 2) in staging
 
 
 def test_offsets(small_stages, rng):
