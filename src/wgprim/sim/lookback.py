@@ -69,7 +69,12 @@ OLD = Protocol("old", 5, 80, False,
 NEW = Protocol("new", 5, 1, True,
                "dispatches of at most lookback_tiles() tiles where the driver caps loops; "
                "the fallback runs no loop (1 iteration: its round of the look-back loop)")
-PROTOCOLS = {p.name: p for p in (OLD, NEW)}
+# Half of the fix, to show that the other half is needed: the loop-free fallback without
+# the split. Right where llvmpipe's ranges decide the walk, wrong under an adversary.
+LOOP_FREE = Protocol("loop-free", 5, 1, False,
+                     "the loop-free fallback (1 iteration), but one dispatch per storage "
+                     "binding: the walk is bounded only by the dispatch")
+PROTOCOLS = {p.name: p for p in (OLD, NEW, LOOP_FREE)}
 
 
 class CappedDriver:
@@ -165,8 +170,10 @@ class Workgroup:
 
     def copy(self) -> "Workgroup":
         other = Workgroup.__new__(Workgroup)
-        for name in Workgroup.__slots__:
-            setattr(other, name, getattr(self, name))
+        other.case, other.tile, other.base, other.dispatch = self.case, self.tile, self.base, self.dispatch
+        other.last, other.phase, other.end, other.acc = self.last, self.phase, self.end, self.acc
+        other.polls, other.iterations, other.windows = self.polls, self.iterations, self.windows
+        other.fallbacks, other.cut = self.fallbacks, self.cut
         return other
 
     def key(self) -> tuple:

@@ -28,7 +28,8 @@ def add_options(parser: argparse.ArgumentParser, positive, non_negative) -> None
     group = parser.add_argument_group(f"{NAME} (one workgroup per tile; -n gives the tiles)")
     group.add_argument("--protocol", choices=list(PROTOCOLS), default="new",
                        help="old: one dispatch, fallback with loops; new: dispatches of "
-                            "lookback_tiles(), loop-free fallback (default new)")
+                            "lookback_tiles(), loop-free fallback; loop-free: the loop-free "
+                            "fallback in one dispatch (default new)")
     group.add_argument("--workers", type=positive, default=2, metavar="T",
                        help="threads running one workgroup at a time (llvmpipe: "
                             "LP_NUM_THREADS; default 2)")
