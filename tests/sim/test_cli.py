@@ -128,3 +128,30 @@ def test_help_names_the_lookback_scenario(capsys):
     cli.configure(parser)
     text = parser.format_help()
     assert "lookback-loop-cap" in text and "--spin-budget" in text and "contiguous" in text
+
+
+def documented_runs():
+    """Each `$ wgprim simulate ...` of docs/simulate.md with the lines shown after it
+    ("..." stands for lines left out; --json examples are shown wrapped, so not here)."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "simulate.md").read_text()
+    runs = []
+    for block in text.split("```")[1::2]:
+        for chunk in block.split("$ wgprim simulate ")[1:]:
+            command, *shown = chunk.strip("\n").split("\n")
+            if "--json" not in command:
+                runs.append(pytest.param(command.split(), [s for s in shown if s.strip() != "..."],
+                                         id=command))
+    return runs
+
+
+@pytest.mark.parametrize("argv, shown", documented_runs())
+def test_documented_output_is_what_the_command_prints(argv, shown, capsys):
+    assert shown, "an example with no output shown"
+    assert simulate_cli(*argv) == 0
+    printed = capsys.readouterr().out.splitlines()
+    at = 0
+    for line in shown:  # in this order, with other lines possibly between them
+        assert line in printed[at:], f"{line!r} is not printed (after line {at})"
+        at = printed.index(line, at) + 1

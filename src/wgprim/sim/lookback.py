@@ -64,16 +64,16 @@ class Protocol:
 
 
 OLD = Protocol("old", 5, 80, False,
-               "one dispatch per storage binding; the fallback reduces a tile with loops over "
-               "subgroups (about 80 loop iterations)")
+               "all tiles in one dispatch (the model gives no storage binding a limit); the "
+               "fallback reduces a tile with loops over subgroups (about 80 loop iterations)")
 NEW = Protocol("new", 5, 1, True,
                "dispatches of at most lookback_tiles() tiles where the driver caps loops; "
                "the fallback runs no loop (1 iteration: its round of the look-back loop)")
 # Half of the fix, to show that the other half is needed: the loop-free fallback without
 # the split. Right where llvmpipe's ranges decide the walk, wrong under an adversary.
 LOOP_FREE = Protocol("loop-free", 5, 1, False,
-                     "the loop-free fallback (1 iteration), but one dispatch per storage "
-                     "binding: the walk is bounded only by the dispatch")
+                     "the loop-free fallback (1 iteration), but all tiles in one dispatch: "
+                     "the walk is bounded only by the dispatch")
 PROTOCOLS = {p.name: p for p in (OLD, NEW, LOOP_FREE)}
 
 
