@@ -55,6 +55,13 @@ def test_resident_derived_from_workgroup_resources(capsys):
     ["spin-lock", "--workgroup-size", "4096"],
     ["spin-lock", "--plot", "/no/such/folder/t.png"],
     ["spin-lock", "-n", str(cli.MAX_WORKGROUPS + 1)],
+    ["spin-lock", "--policy", "contiguous"],
+    ["lookback-loop-cap", "--plot", "t.png"],
+    ["lookback-loop-cap", "-n", "5", "--elements", "100"],
+    ["lookback-loop-cap", "--loop-cap", "-1"],
+    ["lookback-loop-cap", "--protocol", "mid"],
+    ["lookback-loop-cap", "--workers", "0"],
+    ["lookback-loop-cap", "--elements", str(8192 * cli.MAX_WORKGROUPS + 1)],
 ])
 def test_bad_arguments_exit_2(argv, capsys):
     with pytest.raises(SystemExit) as exit_info:
@@ -84,3 +91,67 @@ def test_through_the_wgprim_command(capsys):
 
     assert main(["simulate", "spin-lock", "-n", "16", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["verdict"] == "completes"
+
+
+def test_lookback_loop_cap_old_against_new(capsys):
+    """Issue 33's repro, 30,000,000 u32 on 2 llvmpipe threads: the old protocol writes tile
+    1831 as zeros, the new one is right."""
+    assert simulate_cli("lookback-loop-cap", "--protocol", "old") == 0
+    old = capsys.readouterr().out
+    assert "30000000 elements = 3663 tiles of 8192, 1 dispatch of 3663 tiles" in old
+    assert "verdict: wrong, 1 of 3663 tiles" in old
+    assert "tile 1831 (elements 14999552..15007743): written as zeros; its loops were cut" in old
+    assert "past the loop cap 65535" in old
+
+    assert simulate_cli("lookback-loop-cap", "--protocol", "new") == 0
+    new = capsys.readouterr().out
+    assert "9 dispatches of at most 447 tiles" in new and "verdict: right, all 3663 tiles" in new
+    assert "within the loop cap 65535" in new
+
+
+def test_lookback_loop_cap_json(capsys):
+    assert simulate_cli("lookback-loop-cap", "--protocol", "old", "-n", 300, "--loop-cap", 5000,
+                        "--policy", "adversarial", "--workers", 3, "--json") == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["scenario"] == "lookback-loop-cap" and out["verdict"] == "wrong"
+    assert out["tiles"] == 300 and out["elements"] == 300 * 8192 and out["dispatches"] == 1
+    assert out["wrong_tiles"] == out["cut_tiles"] and out["longest"]["cut"]
+    assert all(why == "written as zeros" for why in out["why"].values())
+
+    assert simulate_cli("lookback-loop-cap", "-n", 300, "--loop-cap", 0, "--json") == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["verdict"] == "right" and out["loop_cap"] is None and out["dispatches"] == 1
+
+
+def test_help_names_the_lookback_scenario(capsys):
+    parser = argparse.ArgumentParser(prog="wgprim simulate")
+    cli.configure(parser)
+    text = parser.format_help()
+    assert "lookback-loop-cap" in text and "--spin-budget" in text and "contiguous" in text
+
+
+def documented_runs():
+    """Each `$ wgprim simulate ...` of docs/simulate.md with the lines shown after it
+    ("..." stands for lines left out; --json examples are shown wrapped, so not here)."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "simulate.md").read_text()
+    runs = []
+    for block in text.split("```")[1::2]:
+        for chunk in block.split("$ wgprim simulate ")[1:]:
+            command, *shown = chunk.strip("\n").split("\n")
+            if "--json" not in command:
+                runs.append(pytest.param(command.split(), [s for s in shown if s.strip() != "..."],
+                                         id=command))
+    return runs
+
+
+@pytest.mark.parametrize("argv, shown", documented_runs())
+def test_documented_output_is_what_the_command_prints(argv, shown, capsys):
+    assert shown, "an example with no output shown"
+    assert simulate_cli(*argv) == 0
+    printed = capsys.readouterr().out.splitlines()
+    at = 0
+    for line in shown:  # in this order, with other lines possibly between them
+        assert line in printed[at:], f"{line!r} is not printed (after line {at})"
+        at = printed.index(line, at) + 1

@@ -3,7 +3,9 @@
 `wgprim simulate SCENARIO --workgroups N --compute-units C --resident R --policy P`
 runs a built-in scenario on a model GPU (no GPU needed) and prints its verdict:
 `completes` with the makespan and slot utilization, or `deadlock` with who waits for whom.
-Exit status 0 whenever the simulation ran, 2 on bad arguments.
+`wgprim simulate lookback-loop-cap` runs the single-pass scan's look-back under a loop cap
+instead, and checks its tiles (lookback_cli.py). Exit status 0 whenever the simulation ran,
+2 on bad arguments.
 """
 from __future__ import annotations
 
@@ -13,11 +15,15 @@ import os
 import sys
 import textwrap
 
+from . import lookback_cli
+from .lookback_run import CONTIGUOUS
+from .lookback_run import DESCRIPTIONS as LOOKBACK_POLICIES
 from .machine import CU_INVOCATIONS, CU_MAX_WORKGROUPS, CU_WORKGROUP_MEMORY, Machine, resident_per_cu
 from .policies import DESCRIPTIONS, IN_ORDER, POLICIES
 from .result import simulate
 from .scenarios import SCENARIOS
 
+DEFAULT_WORKGROUPS = 10_000
 MAX_WORKGROUPS = 1_000_000  # a few seconds per 100,000; beyond this, memory becomes the limit
 MAX_SLOTS = 1_000_000  # compute units x resident slots: the simulator keeps a list of the slots
 DEFAULT_WORKGROUP_SIZE = 256
@@ -43,14 +49,19 @@ _non_negative_int = _int_at_least(0, "an integer >= 0")
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    summaries = {**{name: b.summary for name, b in SCENARIOS.items()},
+                 lookback_cli.NAME: lookback_cli.SUMMARY}
     parser.epilog = "scenarios:\n" + "\n".join(
-        f"  {name:<20}{b.summary}" for name, b in SCENARIOS.items()) + "\n\npolicies:\n" + \
+        f"  {name:<20}{text}" for name, text in summaries.items()) + "\n\npolicies:\n" + \
         "\n".join(f"  {name:<20}{text}" for name, text in DESCRIPTIONS.items()) + \
+        f"\n\npolicies of {lookback_cli.NAME} (workers run one workgroup at a time):\n" + \
+        "\n".join(f"  {name:<20}{text}" for name, text in LOOKBACK_POLICIES.items()) + \
         "\n\nSee docs/simulate.md for the model and each scenario's deadlock condition."
-    parser.add_argument("scenario", choices=list(SCENARIOS), metavar="SCENARIO",
-                        help="one of: " + ", ".join(SCENARIOS))
-    parser.add_argument("--workgroups", "-n", type=_positive_int, default=10_000, metavar="N",
-                        help="workgroups per dispatch (default 10000)")
+    parser.add_argument("scenario", choices=list(summaries), metavar="SCENARIO",
+                        help="one of: " + ", ".join(summaries))
+    parser.add_argument("--workgroups", "-n", type=_positive_int, metavar="N",
+                        help=f"workgroups per dispatch (default {DEFAULT_WORKGROUPS}; "
+                             f"{lookback_cli.NAME}: tiles, default from --elements)")
     parser.add_argument("--compute-units", "-c", type=_positive_int, default=2, metavar="C",
                         help="compute units (default 2)")
     parser.add_argument("--resident", "-r", type=_positive_int, metavar="R",
@@ -70,8 +81,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     size.add_argument("--cu-max-workgroups", type=_positive_int, default=CU_MAX_WORKGROUPS,
                       metavar="K", help=f"workgroups a compute unit holds at most "
                                         f"(default {CU_MAX_WORKGROUPS})")
-    parser.add_argument("--policy", "-p", choices=POLICIES, default=IN_ORDER,
-                        help="scheduling policy (default in-order)")
+    parser.add_argument("--policy", "-p", choices=POLICIES + (CONTIGUOUS,),
+                        help=f"scheduling policy (default in-order; {lookback_cli.NAME}: "
+                             f"{CONTIGUOUS}, which only it has)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed for the random policy and the adversary's tie-breaks")
     parser.add_argument("--tries", type=_positive_int, default=4, metavar="K",
@@ -79,6 +91,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--plot", metavar="FILE.png",
                         help=f"draw a timeline of the slots (needs matplotlib: {PLOT_HINT})")
+    lookback_cli.add_options(parser, _positive_int, _non_negative_int)
     parser.set_defaults(_simulate_parser=parser)
 
 
@@ -117,6 +130,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"wgprim simulate: error: {message}", file=sys.stderr)
         raise SystemExit(2)
 
+    if args.scenario == lookback_cli.NAME:
+        return lookback_cli.run(args, fail, MAX_WORKGROUPS)
+    if args.policy == CONTIGUOUS:
+        fail(f"--policy {CONTIGUOUS} (llvmpipe's thread pool) is for {lookback_cli.NAME}; "
+             f"choose one of {', '.join(POLICIES)}")
+    args.policy = args.policy or IN_ORDER
+    if args.workgroups is None:
+        args.workgroups = DEFAULT_WORKGROUPS
     if args.workgroups > MAX_WORKGROUPS:
         fail(f"--workgroups is limited to {MAX_WORKGROUPS}")
     machine, resident_note = _machine(args, fail)
