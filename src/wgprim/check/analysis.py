@@ -31,6 +31,7 @@ from . import indices, loops
 from .locations import BitsView, LocationMixin, MemoryView
 from .model import (EMPTY, NONUNIFORM_BUILTINS, WORKGROUP_IDENTITY_BUILTINS, EntryAnalysis, Frame, LoopReport,
                     Ref, Site, Source, Val)
+from .depth import lookback_walks
 from .progress import LoopRecord, waited_storage
 from .provenance import (NO_BITS, Ctx, ProvenanceMixin, atomic_reads, indirect, interned, lower_bound_reads, mark_reraised_bits,
                          union)
@@ -141,6 +142,7 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
                                                          rec.seq_start, rec.seq_end))
             else:
                 bounded_exits |= {id(cond) for conds in loops.exits(rec.node) for cond in conds}
+        self.result.lookback_walks = lookback_walks(self)
         self.result.lower_bound_reads, self.result.best_effort_reads = lower_bound_reads(
             self.cond_deps, self.result.accesses, self.uses, bounded_exits)
         # (a loop waiting for memory presumes someone else: not written for one invocation)

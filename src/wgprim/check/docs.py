@@ -12,7 +12,9 @@ INTRO = """\
 A linter for WGSL that finds cross-workgroup synchronization mistakes: code that waits for
 another workgroup, publishes data with an atomic flag, uses a barrier as if it synchronized
 workgroups, reads an atomic accumulator before it is final, or reaches a barrier under
-non-uniform control flow. It needs no GPU.
+non-uniform control flow. It also warns of a look-back whose walk over predecessor
+workgroups only the dispatch size bounds, which drivers that cap an invocation's loop
+iterations (llvmpipe) cut short silently. It needs no GPU.
 
 The rule behind all of them: between workgroups there is no synchronization except the end
 of a dispatch. WebGPU guarantees neither that two workgroups run at the same time nor in
@@ -98,6 +100,11 @@ why next to the suppression.
 // wgprim: allow(spin-wait) -- bounded by the host-side watchdog, see docs/design.md
 loop { ... }
 ```
+
+What only the host knows is said the same way: the look-backs of wgprim's own scan and
+one-sweep sort walk back at most over their dispatch, which the host keeps small enough
+for the driver's loop cap, so their loops carry
+`// wgprim: allow(lookback-depth) -- the host bounds the walk: ...`.
 
 Each finding is about one problem, and which rules run never changes what another rule
 reports: `--select`, `--ignore` and suppressions only remove the named rule's own findings.
@@ -199,6 +206,18 @@ bound. Wrapping `u32` arithmetic is taken into account (two indices meet when th
 difference can be a multiple of 2^32). A randomized test checks these claims against
 brute-force evaluation.
 
+A look-back walk (`lookback-depth`) is read from the same record once the loops are
+judged: a loop that does not wait, inside which an atomic read of `read_write` storage
+has an index built both from the workgroup's place (its id, or a tile claimed with
+`atomicAdd`) and from a value the loop carries and steps backwards (a variable it
+decreases or subtracts, `back -= 1u` or `state[tile - k]`, or workgroup memory it stores
+such a value into, `lb_end = end - k`, followed through what the store put there). Its trip
+count has a constant bound when every way around it advances a counter of its own that is
+never reset, starts from constants, and is compared with a constant or an `override` by an
+exit that decides on its own (a conjunct of the loop's condition, a disjunct of a
+`break`'s). A poll count reset at each step back (`polls = 0u`) bounds one step, not the
+walk.
+
 `wgprim check src/wgprim/kernels/` (then 32 files) took 1.14 to 1.59 s of CPU (median
 1.23 s) on one core of the shared 2-core machine it was measured on (2026-12-01,
 afternoon: user plus system time of the whole command, Python's start included, five
@@ -217,6 +236,11 @@ it.
 
 ## What is new
 
+- `lookback-depth`: a look-back that walks back over as many predecessors as the dispatch
+  has, with the loops each step runs (polls, a looping fallback), is reported as a warning:
+  llvmpipe ends every loop of an invocation silently after 65,535 iterations in all, and
+  such a walk gave wrong tiles in wgprim's own single-pass scan and one-sweep sort before
+  their host bounded the walk (the library's kernels say so with an allow comment).
 - Waits found through derived values (`incl_bal = payload & 3u`), exits behind
   `continue`, workgroup memory and `workgroupUniformLoad`, helper functions (`lock()`),
   and state machines; writes on the exit path or to another index are not progress; locks
@@ -275,17 +299,19 @@ it.
 
 ## Measured
 
-On the test corpus (`tests/check/corpus/`: 53 positive files, reductions of real patterns —
+On the test corpus (`tests/check/corpus/`: 56 positive files, reductions of real patterns —
 decoupled look-back scans and one-sweep radix sorts, ticket, exchange, test-and-set and
 compare-exchange locks, state machines, waits through workgroup memory and through a
-reused broadcast variable, barriers under non-uniform control — with 83 expected
-findings; 36 clean files, including decoupled-fallback scans (a spin budget in the loop, a
-workgroup-memory lock, a windowed look-back whose budget lives in a helper, a leader
-chosen by a `var`, a round that clears its own lock), bounded polls and a bounded
-rendezvous, an exchange that sets its own exit, append buffers, work queues, hash inserts,
-failure-bit words passed on, regions of a flat buffer and lock-free updates): every
-expected finding is reported and nothing else (recall 83/83, 0 of 36 clean files with a
-finding). The unbounded twins of the fallback scans are reported. Of the forward-progress
+reused broadcast variable, barriers under non-uniform control, look-backs as deep as the
+dispatch — with 88 expected findings; 40 clean files, including decoupled-fallback scans (a
+spin budget in the loop, a workgroup-memory lock, a windowed look-back whose budget lives
+in a helper, a leader chosen by a `var`, a round that clears its own lock), bounded polls
+and a bounded rendezvous, an exchange that sets its own exit, append buffers, work queues,
+hash inserts, failure-bit words passed on, regions of a flat buffer, lock-free updates,
+look-backs bounded by a constant window or a step budget, and a grid-stride loop over
+flags): every expected finding is reported and nothing else (recall 88/88; no clean file
+has a finding of the synchronization rules, and the five decoupled-fallback scans among
+them, whose walks reach tile 0, have the `lookback-depth` warning they expect). The unbounded twins of the fallback scans are reported. Of the forward-progress
 litmus tests of the public `forward_progress_litmus_tests` WGSL suite that were tried
 (state machines over a `pc`, exchange locks, workgroup-memory spins; four tests, two of
 them shortened), 4 of 4 files are flagged, every waiting thread of them (7 of 7 loops).

@@ -313,6 +313,9 @@ class EntryAnalysis:
     accesses: list[Access] = field(default_factory=list)
     barriers: list[Barrier] = field(default_factory=list)
     spin_loops: list[LoopReport] = field(default_factory=list)
+    # loops that walk back over other workgroups' states as far as the dispatch reaches
+    # (`depth.LookbackWalk`): their loop iterations grow with the dispatch
+    lookback_walks: list = field(default_factory=list)
     load_refs: dict = field(default_factory=dict)  # Source of a read -> the Ref it read
     # an entry point written for a one-invocation dispatch: workgroup size 1 and no memory
     # address depends on an invocation or workgroup id
