@@ -373,6 +373,8 @@ class ProvenanceMixin:
             return Val(union(operands) | pointer.deps)
         operand_deps = union(operands)
         operand_const = self._const(arg_nodes[1]) if len(arg_nodes) == 2 else None
+        if name == "atomicCompareExchangeWeak" and len(arg_nodes) == 3:
+            operand_const = self._const(arg_nodes[2])  # the value it stores when it exchanges
         if operand_const is not None and _IDENTITY_OPERAND.get(name) == operand_const:
             name = "atomicLoad"  # changes nothing: a read written as a read-modify-write
         if ref.loc.space == "workgroup" and name != "atomicLoad":

@@ -23,7 +23,11 @@ release that follows is part of the same problem and is not reported again. An e
 written for a one-invocation dispatch (workgroup size 1, no address built from an id, no
 waiting loop) reads back its own writes in program order and is not flagged, nor is a
 slot claimed with `atomicAdd` (a work queue) read and written at the index it returned:
-the claimer owns it. Nor is a guard on a word this dispatch never sets (or sets only in bits the guard masks out): a
+the claimer owns it. Nor is a claim: a word that an `atomicExchange` or
+`atomicCompareExchangeWeak` only ever sets to one constant in the dispatch, never back
+(`if (atomicExchange(&tag[cell], 1u) == 0u)` to process each cell once): its old value says
+who got the cell first, and no one released it after writing data. A word set back
+(`atomicStore(&tag[cell], 0u)` after the writes) is a lock, and reported. Nor is a guard on a word this dispatch never sets (or sets only in bits the guard masks out): a
 failure bit that earlier dispatches wrote, checked before starting, publishes nothing. ORing
 back bits just read from the word (`let failed = atomicLoad(&failures) & EARLIER;` then
 `atomicOr(&failures, failed)`, through lets, variables and workgroup memory) passes a
@@ -53,7 +57,28 @@ if (atomicLoad(&ready[j]) == 1u) {
 """
 
 
-def _flag_guards(entry, read, masks):
+_CLAIMING = ("atomicExchange", "atomicCompareExchangeWeak")
+
+
+def _only_claimed(entry, guard, ref) -> bool:
+    """Whether the word an exchange reads only ever goes one way in this dispatch: every
+    write of it is an exchange or compare-exchange storing the same constant, and nothing
+    sets it back (no store, no other value). Its old value then tells the invocation only
+    whether it claimed the word first (a cell processed once); no one released it after
+    writing data, so nothing is published through it."""
+    values = set()
+    for w in entry.accesses:
+        if not (w.atomic and w.kind in ("write", "rmw")) or w.unchanged:
+            continue
+        if not (w.ref.same_place(ref) if ref is not None else w.loc.overlaps(guard.loc)):
+            continue
+        if w.op not in _CLAIMING or w.operand_const is None:
+            return False
+        values.add(w.operand_const)
+    return len(values) == 1
+
+
+def _flag_guards(entry, read, masks, waited):
     """The atomic reads guarding `read` that can be flags of this dispatch: another word,
     which this dispatch sets (in the bits the guard looks at). A word only earlier
     dispatches wrote, such as a failure bit checked before starting, publishes nothing;
@@ -68,6 +93,8 @@ def _flag_guards(entry, read, masks):
         if g.direct() in claimed:
             continue  # a slot claimed with atomicAdd, read at its own index: owned, not published
         ref = entry.load_refs.get(g)
+        if g.rmw in _CLAIMING and g not in waited and _only_claimed(entry, g, ref):
+            continue  # a claim: it decides who works on the data, not that the data is ready
         if any(w.atomic and w.kind in ("write", "rmw")
                and (w.ref.same_place(ref) if ref is not None else w.loc.overlaps(g.loc))
                and touches(w, masks.get(g)) for w in entry.accesses):
@@ -117,7 +144,7 @@ def check(entries):
         for read in entry.accesses:
             if read.kind != "read" or read.atomic or not read.loc.writable_storage:
                 continue
-            flags = _flag_guards(entry, read, masks)
+            flags = _flag_guards(entry, read, masks, waited)
             if not flags:
                 continue
             written = [w for w in plain_writes
