@@ -1,6 +1,7 @@
 """flag-publish: an atomic flag used to publish ordinary writes to another workgroup."""
 from __future__ import annotations
 
+from .. import indices
 from ._common import finding, touches
 
 ID = "flag-publish"
@@ -23,7 +24,10 @@ release that follows is part of the same problem and is not reported again. An e
 written for a one-invocation dispatch (workgroup size 1, no address built from an id, no
 waiting loop) reads back its own writes in program order and is not flagged, nor is a
 slot claimed with `atomicAdd` (a work queue) read and written at the index it returned:
-the claimer owns it. Nor is a claim: a word that an `atomicExchange` or
+the claimer owns it, nor a read of what the invocation or its workgroup wrote itself at an
+index built from its ids alone (`out[wid.x] = word & M;` then `atomicStore(&flags[wid.x],
+F | out[wid.x])`: no other workgroup's index is `wid.x`), unless the flag is indexed like
+the data (`ready[i]` beside `data[i]`, the message-passing shape). Nor is a claim: a word that an `atomicExchange` or
 `atomicCompareExchangeWeak` only ever sets to one constant in the dispatch, never back
 (`if (atomicExchange(&tag[cell], 1u) == 0u)` to process each cell once): its old value says
 who got the cell first, and no one released it after writing data. A word set back
@@ -124,6 +128,18 @@ def _own_element(a, b) -> bool:
                     for s in deps))
 
 
+def _own_workgroup_word(a, b) -> bool:
+    """Whether two references name one word that only this workgroup's place picks: the
+    same index, exactly, as a sum of `workgroup_id` and dispatch constants (`out[wid.x]`,
+    `out[wid.x * 2u + 1u]`, through lets and calls): no other workgroup's index is that
+    word, so what is read there this workgroup wrote itself."""
+    if len(a.index_shapes) != 1 or a.index_shapes != b.index_shapes:
+        return False
+    shape = a.index_shapes[0]
+    return (shape is not None and shape.known and shape.lo == shape.hi
+            and any(key[0] == indices.WORKGROUP for key, _ in shape.terms if isinstance(key, tuple)))
+
+
 def _paired(entry, flags, read) -> bool:
     """Whether a flag is indexed like the data (`ready[i]` beside `data[i]`): the
     message-passing shape, whoever the index belongs to."""
@@ -149,7 +165,8 @@ def check(entries):
                 continue
             written = [w for w in plain_writes
                        if w.ref.same_place(read.ref) and not _same_claim(w.ref, read.ref)
-                       and not (_own_element(w.ref, read.ref) and not _paired(entry, flags, read))]
+                       and not ((_own_element(w.ref, read.ref) or _own_workgroup_word(w.ref, read.ref))
+                                and not _paired(entry, flags, read))]
             if not flags or not written:
                 continue
             consumers.append((read, flags))
