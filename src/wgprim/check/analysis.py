@@ -32,6 +32,7 @@ from .locations import BitsView, LocationMixin, MemoryView
 from .model import (EMPTY, NONUNIFORM_BUILTINS, WORKGROUP_IDENTITY_BUILTINS, EntryAnalysis, Frame, LoopReport,
                     Ref, Site, Source, Val)
 from .depth import lookback_walks
+from .phases import PhaseMap
 from .progress import LoopRecord, waited_storage
 from .provenance import (NO_BITS, Ctx, ProvenanceMixin, atomic_reads, indirect, interned, lower_bound_reads, mark_reraised_bits,
                          union)
@@ -575,4 +576,12 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
 
 
 def analyze(module: ModuleInfo, text: str) -> list[EntryAnalysis]:
-    return [EntryWalker(module, text, name).run() for name in module.roots]
+    results, phases = [], None
+    for name in module.roots:
+        walker = EntryWalker(module, text, name)
+        result = walker.run()
+        if phases is None:
+            phases = PhaseMap(module, walker._const)
+        result.phases = phases
+        results.append(result)
+    return results

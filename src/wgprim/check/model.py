@@ -316,6 +316,9 @@ class EntryAnalysis:
     # loops that walk back over other workgroups' states as far as the dispatch reaches
     # (`depth.LookbackWalk`): their loop iterations grow with the dispatch
     lookback_walks: list = field(default_factory=list)
+    # `phases.PhaseMap` of the module: places that branches on one dispatch-uniform
+    # selector (`params.phase == 1u` against `== 3u`) keep out of the same dispatch
+    phases: object = None
     load_refs: dict = field(default_factory=dict)  # Source of a read -> the Ref it read
     # an entry point written for a one-invocation dispatch: workgroup size 1 and no memory
     # address depends on an invocation or workgroup id

@@ -58,3 +58,9 @@ def _own_slot(ref) -> bool:
     return any(s.kind == "builtin" and (s.name in WORKGROUP_IDENTITY_BUILTINS or s.name in NONUNIFORM_BUILTINS)
                or (s.kind == "load" and s.loc is not None and s.loc.writable_storage)
                for s in ref.index_deps if not s.indirect)
+
+
+def other_phases(entry: EntryAnalysis, a, b) -> bool:
+    """Whether accesses `a` and `b` are in branches on different values of one selector
+    fixed for the dispatch (`params.phase == 1u` / `== 3u`): never in the same dispatch."""
+    return entry.phases is not None and entry.phases.exclusive(a.site, b.site)

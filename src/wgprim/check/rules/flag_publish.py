@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import indices
-from ._common import finding, touches
+from ._common import finding, other_phases, touches
 
 ID = "flag-publish"
 SUMMARY = "atomic 'ready' flag used to publish or guard ordinary storage writes (atomics are not ordering)"
@@ -165,6 +165,7 @@ def check(entries):
                 continue
             written = [w for w in plain_writes
                        if w.ref.same_place(read.ref) and not _same_claim(w.ref, read.ref)
+                       and not other_phases(entry, w, read)
                        and not ((_own_element(w.ref, read.ref) or _own_workgroup_word(w.ref, read.ref))
                                 and not _paired(entry, flags, read))]
             if not flags or not written:

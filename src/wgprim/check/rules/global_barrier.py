@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..model import WORKGROUP_IDENTITY_BUILTINS
-from ._common import arrival_counter, finding
+from ._common import arrival_counter, finding, other_phases
 
 ID = "global-barrier"
 SUMMARY = "barrier or atomic arrival counter used as if it synchronized workgroups"
@@ -23,6 +23,12 @@ DOC = """\
   arrival (it is a lock taken or released), nor is an add into a slot chosen by the
   workgroup's id or by a tile it claimed (a look-back publishing its aggregate), nor a
   count in workgroup memory: those loops are `spin-wait`s.
+
+Not flagged: a write and a read in branches on different values of one selector that is
+fixed for the dispatch (`if (pc.phase == 1u)` and `if (pc.phase == 3u)`, or the cases of a
+`switch` on it; a member of a uniform buffer or push constant, or an `override`): the host
+runs each phase as its own dispatch. Only the branches in the function that makes the
+access count (a phase branch around a call does not reach into the callee).
 
 **Why it is wrong.** `storageBarrier()` orders the calling workgroup's own storage accesses;
 `workgroupBarrier()` synchronizes the invocations of one workgroup. Neither waits for any
@@ -63,7 +69,8 @@ def _barrier_read(entry):
             if (read.kind != "read" or read.atomic or read.seq < barrier.seq
                     or not read.loc.writable_storage or _identifies_workgroup(read.ref.index_deps)):
                 continue
-            writes = [w for w in per_workgroup_writes if w.seq < barrier.seq and w.ref.same_place(read.ref)]
+            writes = [w for w in per_workgroup_writes if w.seq < barrier.seq and w.ref.same_place(read.ref)
+                      and not other_phases(entry, w, read)]
             if writes:
                 yield finding(
                     ID, SEVERITY, barrier.site,

@@ -1,7 +1,7 @@
 """same-dispatch-read: reading an atomic accumulator in the dispatch that accumulates it."""
 from __future__ import annotations
 
-from ._common import COUNTING_RMW, finding, touches
+from ._common import COUNTING_RMW, finding, other_phases, touches
 
 ID = "same-dispatch-read"
 SUMMARY = "atomic accumulator (counter, histogram bin, global min/max) read as final in the dispatch that accumulates it"
@@ -35,7 +35,9 @@ only be late, never wrong), and a bounded rendezvous: a count that only grows, p
 loop with a bound of its own until it reaches a limit (`if (polls == 1024u || seen >= N)
 { break; }` with `seen = atomicAdd(&arrivals, 0u)`), whatever the spelling (a variable, a
 helper that returns the count). The value must serve only as the larger side of `>=` or
-`>`: stored or compared otherwise, it is a partial total.
+`>`: stored or compared otherwise, it is a partial total. Nor a read and an accumulation in
+branches on different values of one dispatch-uniform selector (`switch (params.phase)`,
+see `global-barrier`): separate dispatches.
 
 **Why it is wrong.** Atomics make the total exact, not early: while this workgroup reads,
 workgroups that have not run yet (or are running now) have still to add their part. The
@@ -97,7 +99,7 @@ def check(entries):
             if not read.result_used:
                 continue  # a load whose value nobody looks at reads nothing as final
             adds = [a for a in accumulated if a.ref.same_place(read.ref) and touches(a, read.mask)
-                    and not a.ref.own_workgroup_index(read.ref)]
+                    and not a.ref.own_workgroup_index(read.ref) and not other_phases(entry, a, read)]
             if not adds:
                 continue
             if any(read.source in a.operand_deps or set(a.loops) & set(read.loops) for a in adds):
