@@ -67,8 +67,10 @@ above it. Syntax errors are results of a `syntax-error` rule.
 Exit status: 0 when clean, 1 when there are findings, 2 on usage errors, syntax errors and
 inputs that cannot be checked. Those give one line on standard error and no traceback: a
 missing path, a directory without `.wgsl` files, a file that is not UTF-8 text, a binary
-file, and files that are not WGSL but something that renders it — template placeholders
-(`{{x}}`, `${x}`), preprocessor directives (`#import`, `#define_import_path`, `#ifdef`;
+file, and files that are not WGSL but something that renders it — templates, named as
+such with the first template notation found (Tera and Jinja tags `{% if x %}` and comments
+`{# #}`, placeholders `{{x}}` and `${x}`, and `{x}` where the parser trips on its `{`),
+preprocessor directives (`#import`, `#define_import_path`, `#ifdef`;
 check the shader after they are resolved) and naga's 64-bit literal suffixes (`1li`,
 `0lu`), which the message names as naga extensions. Spellings of early WGSL drafts are
 named as such, with today's spelling: `[[attribute]]` (write `@attribute`), a module-scope
