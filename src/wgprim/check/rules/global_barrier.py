@@ -1,6 +1,7 @@
 """global-barrier: a barrier, or an arrival counter, used as if it waited for all workgroups."""
 from __future__ import annotations
 
+from .. import indices
 from ..model import WORKGROUP_IDENTITY_BUILTINS
 from ._common import arrival_counter, finding, other_phases
 
@@ -17,6 +18,13 @@ DOC = """\
   `workgroup_id` or `global_invocation_id`, the read's does not: it reads other workgroups'
   slots) — e.g. each workgroup writes its partial sum and workgroup 0 then adds them all up.
   The barrier is reported.
+- The same barrier when each invocation writes inside its workgroup's own slice
+  (`data[gid.x]`, `data[wid.x * 64u + lid.x]`) and the read after it, at an index computed
+  from the ids and constants alone, can leave that slice: `data[(gid.x + 64u) %
+  arrayLength(&data)]` or `data[gid.x + 1u]` at a workgroup size of 64 reads a neighbour
+  workgroup's element. Reads that stay in the slice (`data[wid.x * 64u + (lid.x + 1u) %
+  64u]`) are not flagged, nor indices whose arithmetic the checker does not follow
+  (`gid.x ^ 1u`) or that are read from memory.
 - An atomic arrival counter waited on: every workgroup increments a counter (`atomicAdd`,
   `atomicSub`, ...) before the loop, then loops until it reaches the number of workgroups.
   The loop is reported here and not as a `spin-wait`. An exchange before a loop is not an
@@ -52,6 +60,31 @@ if (wid.x == 0u && lid.x == 0u) {
 """
 
 
+def _own_slice(shape) -> bool:
+    """An index that stays in its workgroup's window (`gid.x`, `wid.x * 64u + lid.x`)."""
+    return shape is not None and indices.apart_between_workgroups(shape, shape)
+
+
+def _leaves_own_slice(entry, writes, barrier, read):
+    """The write before the barrier that keeps to each workgroup's own slice of a buffer
+    which the read after it, at an index computed from the ids and constants alone, can
+    leave (`data[(gid.x + 64u) % arrayLength(&data)]` after `data[gid.x] = ...`): the read
+    takes a neighbour workgroup's element."""
+    if len(read.ref.index_shapes) != 1 or any(
+            s.kind == "load" and not s.indirect and s.loc is not None and s.loc.space != "uniform"
+            for s in read.ref.index_deps):
+        return None  # an index read from memory: where it points is not followed
+    r = read.ref.index_shapes[0]
+    if r is None or not r.known:
+        return None  # arithmetic not followed (`gid.x ^ 1u`): no claim either way
+    for w in writes:
+        if (w.seq < barrier.seq and len(w.ref.index_shapes) == 1 and _own_slice(w.ref.index_shapes[0])
+                and w.ref.same_place(read.ref) and not other_phases(entry, w, read)
+                and not indices.apart_between_workgroups(w.ref.index_shapes[0], r)):
+            return w
+    return None
+
+
 def _identifies_workgroup(deps) -> bool:
     return any(s.kind == "builtin" and s.name in WORKGROUP_IDENTITY_BUILTINS and not s.indirect
                for s in deps)
@@ -66,8 +99,18 @@ def _barrier_read(entry):
         if barrier.name not in ("storageBarrier", "workgroupBarrier"):
             continue
         for read in entry.accesses:
-            if (read.kind != "read" or read.atomic or read.seq < barrier.seq
-                    or not read.loc.writable_storage or _identifies_workgroup(read.ref.index_deps)):
+            if read.kind != "read" or read.atomic or read.seq < barrier.seq or not read.loc.writable_storage:
+                continue
+            if _identifies_workgroup(read.ref.index_deps):
+                slice_write = _leaves_own_slice(entry, per_workgroup_writes, barrier, read)
+                if slice_write is not None:
+                    yield finding(
+                        ID, SEVERITY, barrier.site,
+                        f"{barrier.name}() does not wait for other workgroups: each workgroup writes "
+                        f"its own slice of `{slice_write.loc}` (line {slice_write.site.line}), and the "
+                        f"read at line {read.site.line} (index `{read.ref.index_texts[0]}`) can reach "
+                        "another workgroup's slice, which may not be written yet", HINT)
+                    break
                 continue
             writes = [w for w in per_workgroup_writes if w.seq < barrier.seq and w.ref.same_place(read.ref)
                       and not other_phases(entry, w, read)]
