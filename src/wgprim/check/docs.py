@@ -114,6 +114,27 @@ A loop waiting on a counter every workgroup incremented is a `global-barrier` (a
 that); a loop waiting on an exchange or any other lock word is a `spin-wait`; the guarded
 read inside a lock is a `flag-publish` reported once, not again at the release.
 
+## Telling the checker what the host does
+
+The checker sees the shader, not the code that dispatches it. An entry point that its host
+always dispatches as one workgroup says so with a comment on the line before it, or on any
+line of its attributes and signature:
+
+```wgsl
+// wgprim: dispatch(1)
+@compute @workgroup_size(64)
+fn solve(@builtin(local_invocation_index) lid: u32) { ... }
+```
+
+`dispatch(x, y, z)` gives the workgroup counts (missing ones are 1; a count that is not a
+positive integer is an error naming the spelling). With one workgroup in all there is no
+other workgroup to publish to, to read partial totals of or to walk back over:
+`flag-publish`, `global-barrier`, `same-dispatch-read` and `lookback-depth` report nothing
+for that entry point. `spin-wait` and `nonuniform-barrier` still do: the invocations of one
+workgroup are not promised to progress while one of them spins, and a barrier still needs
+all of them. The same code reached from an entry point without the comment is checked as
+usual. Other counts change nothing yet.
+
 ## Python API
 
 ```python
