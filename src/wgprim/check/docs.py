@@ -215,8 +215,11 @@ Each array index is kept as a few symbols plus a bounded rest: constants, `overr
 values of uniform buffers and `num_workgroups` are symbols fixed for the dispatch, each
 component of `workgroup_id` a symbol fixed for one workgroup; what varies between
 invocations is kept only as bounds (`key & 255u` is in [0, 255], `i % 16u` in [0, 15],
-`local_invocation_id.x` in [0, workgroup size), a loaded `u32` in [0, 2^32), the variable
-of a `for` loop over constants in its range). Two indices
+`local_invocation_id.x` in [0, workgroup size), a loaded `u32` in [0, 2^32) unless every
+store of its location in the module is bounded (`info.pass = (info.pass + 1u) % 2u`
+anywhere, and no atomic, `+=` or pointer touches it: then its stores' range; what the host
+wrote first is taken to keep the same bound), the variable of a `for` loop over constants
+in its range). Two indices
 with the same symbols and bounded rests that never overlap are different words
 (`ctl[ARGS + 1u]` and `ctl[COUNTERS + gid.x % 16u]`); indices whose only varying symbol
 is a `workgroup_id` component with coefficient c and whose rests fit in a window shorter

@@ -13,6 +13,7 @@ from lark import Tree
 from . import indices
 from .model import EMPTY, Val
 from .provenance import NO_BITS, Ctx, bits_or, indirect, stored_bits, through_memory
+from .stored_ranges import StoredRanges, location as stored_location
 from .symbols import attributes
 
 
@@ -253,7 +254,9 @@ class LocationMixin:
                 return self._opaque_shape(self._eval(base, Ctx()), str(node.children[1]))
             return indices.unknown(self._reads_unsigned(node))
         if kind == "index":
-            return indices.unknown(self._reads_unsigned(node))
+            where = stored_location(self.module, node)
+            bounded = self._stored_range(*where) if where is not None else None
+            return bounded if bounded is not None else indices.unknown(self._reads_unsigned(node))
         if kind == "binop":
             return self._binop_shape(node)
         if kind == "unop":
@@ -273,6 +276,13 @@ class LocationMixin:
         return (isinstance(node, Tree) and node.data == "ident_expr"
                 and str(node.children[0]) in self.module.unsigned_vars)
 
+    def _stored_range(self, root: str, path: tuple):
+        """A load's range when every store of the location in the module is bounded."""
+        ranges = self.__dict__.get("_ranges")
+        if ranges is None:
+            ranges = self._ranges = StoredRanges(self.module, self._const, self._unsigned_literal)
+        return ranges.shape(root, path)
+
     def _opaque_shape(self, val: Val, component: str | None = None, unsigned=False) -> indices.Shape:
         """A value known only by where it comes from: a built-in input, uniform memory."""
         if val.fields is not None:
@@ -282,6 +292,10 @@ class LocationMixin:
             if loc is not None and loc.space == "uniform" and not val.ref.index_deps:
                 path = str(loc) + ("." + component if component else "")
                 return indices.symbol(("uniform", path) + val.ref.index_texts, unsigned)
+            if loc is not None and loc.space == "storage":
+                bounded = self._stored_range(loc.root, loc.path + ((component,) if component else ()))
+                if bounded is not None:
+                    return bounded
             return indices.unknown(unsigned)
         direct = [s for s in val.deps if not s.indirect]
         if len(direct) == 1 and len(val.deps) == 1 and direct[0].kind == "builtin":

@@ -21,7 +21,9 @@ used, `atomicAdd(&x, 0u)` (a read, not an accumulation), another constant index 
 array (`bump[1]` while `bump[0]` is added to), another region of one flat buffer
 (`ctl[ARGS + 1u]` while `ctl[COUNTERS + gid.x % 16u]` is added to: the ranges never
 meet; or `counts[pass * 256u + lid.x]`, with `pass < 4u`, while every workgroup adds to
-`counts[1024u + wid.x * 256u + lid.x]`: the workgroup ids are bounded), this workgroup's own region of a buffer (`hist[wid.x][lid.x]` after
+`counts[1024u + wid.x * 256u + lid.x]`: the workgroup ids are bounded; `pass` may be
+loaded from storage when every store of it in the module is bounded, as in
+`info.pass = (info.pass + 1u) % 2u`), this workgroup's own region of a buffer (`hist[wid.x][lid.x]` after
 `atomicAdd(&hist[wid.x][bin], 1u)`, or flat: `hist[wid.x * 64u + lid.x]` after
 `atomicAdd(&hist[wid.x * 64u + (key & 63u)], 1u)` in a workgroup of 64), and bits masked
 out of a flag word that this
