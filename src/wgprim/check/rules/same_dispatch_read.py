@@ -39,7 +39,10 @@ loop with a bound of its own until it reaches a limit (`if (polls == 1024u || se
 helper that returns the count). The value must serve only as the larger side of `>=` or
 `>`: stored or compared otherwise, it is a partial total. Nor a read and an accumulation in
 branches on different values of one dispatch-uniform selector (`switch (params.phase)`,
-see `global-barrier`): separate dispatches.
+see `global-barrier`): separate dispatches. Nor a lock holder's release: a load of the
+word this invocation locked (a compare-exchange, exchange or OR on it guards the load, as
+after `if (!try_lock(t)) { return; }`) whose value it stores back (`atomicStore(&info[t],
+cur & ~LOCKED)`).
 
 **Why it is wrong.** Atomics make the total exact, not early: while this workgroup reads,
 workgroups that have not run yet (or are running now) have still to add their part. The
@@ -82,6 +85,23 @@ def _best_effort(entry, read, adds) -> bool:
     return read.source in entry.best_effort_reads and all(_grows(a) for a in adds)
 
 
+_ACQUIRING = ("atomicCompareExchangeWeak", "atomicExchange", "atomicOr")
+
+
+def _own_lock_release(entry, read) -> bool:
+    """A lock holder's release: the load runs only once this invocation took the lock in
+    that very word (a compare-exchange, exchange or OR on it guards the load), and its value
+    is stored back into the word (`atomicStore(&w[i], cur & ~LOCKED)`). While it holds the
+    lock the others only try it and fail: the value is not a partial total."""
+    held = any(g.rmw in _ACQUIRING and (ref := entry.load_refs.get(g)) is not None
+               and ref.same_place(read.ref) and ref.index_texts == read.ref.index_texts
+               for g in read.guards)
+    return held and any(
+        w.kind == "write" and w.atomic and w.seq > read.seq and read.source in w.operand_deps
+        and w.ref.same_place(read.ref) and w.ref.index_texts == read.ref.index_texts
+        for w in entry.accesses)
+
+
 def check(entries):
     for entry in entries:
         if entry.single_invocation:
@@ -107,6 +127,8 @@ def check(entries):
             if any(read.source in a.operand_deps or set(a.loops) & set(read.loops) for a in adds):
                 continue  # the old value a compare-exchange loop starts from
             if _capacity_check(entry, read, adds) or _best_effort(entry, read, adds):
+                continue
+            if _own_lock_release(entry, read):
                 continue
             yield finding(
                 ID, SEVERITY, read.site,
