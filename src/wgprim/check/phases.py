@@ -24,7 +24,10 @@ class PhaseMap:
         """`const` evaluates a constant expression (None when it is not one)."""
         self.module, self.const = module, const
         self.spans: list[tuple] = []  # (start, end, selector, value): a branch and what it requires
+        # (start, end, component, value): a branch only workgroup `value` (along `component`) runs
+        self.workgroup_spans: list[tuple] = []
         for fn in module.functions.values():
+            self._ids = {name for name, _, builtin in fn.params if builtin == "workgroup_id"}
             for node in subtrees(fn.node):
                 if node.data == "if_stmt":
                     self._if(node)
@@ -37,6 +40,26 @@ class PhaseMap:
             fact = self._equality(test)
             if fact is not None:
                 self._add(then, *fact)
+            one = self._one_workgroup(test)
+            if one is not None and not then.meta.empty:
+                m = then.meta
+                self.workgroup_spans.append(((m.line, m.column), (m.end_line, m.end_column)) + one)
+
+    def _one_workgroup(self, test):
+        """(component, k) for `wid.x == k` on the entry point's workgroup_id `wid`."""
+        if not (isinstance(test, Tree) and test.data == "binop" and str(test.children[1]) == "=="):
+            return None
+        a, _, b = test.children
+        for side, other in ((a, b), (b, a)):
+            if (isinstance(side, Tree) and side.data == "member" and ident_name(side.children[0]) in self._ids
+                    and self.const(other) is not None):
+                return str(side.children[1]), self.const(other)
+        return None
+
+    def workgroup_of(self, site) -> dict:
+        """component -> the one workgroup index the branches around `site` allow."""
+        here = (site.line, site.column)
+        return {c: k for start, end, c, k in self.workgroup_spans if start <= here <= end}
 
     def _switch(self, node: Tree):
         selector = self._selector(node.children[1])

@@ -1,6 +1,7 @@
 """same-dispatch-read: reading an atomic accumulator in the dispatch that accumulates it."""
 from __future__ import annotations
 
+from .. import indices
 from ._common import COUNTING_RMW, finding, other_phases, touches
 
 ID = "same-dispatch-read"
@@ -42,7 +43,10 @@ branches on different values of one dispatch-uniform selector (`switch (params.p
 see `global-barrier`): separate dispatches. Nor a lock holder's release: a load of the
 word this invocation locked (a compare-exchange, exchange or OR on it guards the load, as
 after `if (!try_lock(t)) { return; }`) whose value it stores back (`atomicStore(&info[t],
-cur & ~LOCKED)`).
+cur & ~LOCKED)`). Nor a read that only one workgroup makes (`if (wid.x == 0u)`) inside
+its own window of a buffer that every workgroup adds into by windows (`hist[wid.x * 256u +
+d]`): the first workgroup of a scatter reading the totals a previous dispatch left in
+partition 0.
 
 **Why it is wrong.** Atomics make the total exact, not early: while this workgroup reads,
 workgroups that have not run yet (or are running now) have still to add their part. The
@@ -85,13 +89,35 @@ def _best_effort(entry, read, adds) -> bool:
     return read.source in entry.best_effort_reads and all(_grows(a) for a in adds)
 
 
+def _other_workgroups_miss(entry, read, add) -> bool:
+    """Whether only one workgroup k makes the read (`if (wid.x == 0u)`), every workgroup adds
+    inside its own window (`hist[wid.x * 256u + d]`, d < 256), and the read stays in window
+    k: the only adds it can meet are its own workgroup's, none of another."""
+    if entry.phases is None or len(read.ref.index_shapes) != 1 or len(add.ref.index_shapes) != 1:
+        return False
+    only = entry.phases.workgroup_of(read.site)
+    r, a = read.ref.index_shapes[0], add.ref.index_shapes[0]
+    if not (r is not None and a is not None and r.interval and a.known and len(a.terms) == 1):
+        return False
+    (key, coef), = a.terms
+    if not (isinstance(key, tuple) and key[0] == indices.WORKGROUP and key[1] in only and coef > 0):
+        return False
+    if a.hi - a.lo >= coef:
+        return False  # the windows of two workgroups may meet
+    base = only[key[1]] * coef
+    return base + a.lo <= r.lo and r.hi <= base + a.hi
+
+
 _ACQUIRING = ("atomicCompareExchangeWeak", "atomicExchange", "atomicOr")
 
 
 def _own_lock_release(entry, read) -> bool:
     """A lock holder's release: the load runs only once this invocation took the lock in
     that very word (a compare-exchange, exchange or OR on it guards the load), and its value
-    is stored back into the word (`atomicStore(&w[i], cur & ~LOCKED)`). While it holds the
+    is stored back into the word (`atomicStore(&w[i], cur & ~LOCKED)`). Nor a read that only one workgroup makes (`if (wid.x == 0u)`) inside
+its own window of a buffer that every workgroup adds into by windows (`hist[wid.x * 256u +
+d]`): the first workgroup of a scatter reading the totals a previous dispatch left in
+partition 0. While it holds the
     lock the others only try it and fail: the value is not a partial total."""
     held = any(g.rmw in _ACQUIRING and (ref := entry.load_refs.get(g)) is not None
                and ref.same_place(read.ref) and ref.index_texts == read.ref.index_texts
@@ -121,7 +147,8 @@ def check(entries):
             if not read.result_used:
                 continue  # a load whose value nobody looks at reads nothing as final
             adds = [a for a in accumulated if a.ref.same_place(read.ref) and touches(a, read.mask)
-                    and not a.ref.own_workgroup_index(read.ref) and not other_phases(entry, a, read)]
+                    and not a.ref.own_workgroup_index(read.ref) and not other_phases(entry, a, read)
+                    and not _other_workgroups_miss(entry, read, a)]
             if not adds:
                 continue
             if any(read.source in a.operand_deps or set(a.loops) & set(read.loops) for a in adds):
