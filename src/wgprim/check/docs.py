@@ -219,7 +219,8 @@ invocations is kept only as bounds (`key & 255u` is in [0, 255], `i % 16u` in [0
 store of its location in the module is bounded (`info.pass = (info.pass + 1u) % 2u`
 anywhere, and no atomic, `+=` or pointer touches it: then its stores' range; what the host
 wrote first is taken to keep the same bound), the variable of a `for` loop over constants
-in its range). Two indices
+in its range, a call of a function without parameters that returns a constant expression
+its value). Two indices
 with the same symbols and bounded rests that never overlap are different words
 (`ctl[ARGS + 1u]` and `ctl[COUNTERS + gid.x % 16u]`); indices whose only varying symbol
 is a `workgroup_id` component with coefficient c and whose rests fit in a window shorter

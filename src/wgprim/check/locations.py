@@ -203,6 +203,19 @@ class LocationMixin:
             return indices.add(wid, indices.span(0, size - 1, True))
         return indices.unknown(True)
 
+    def _constant_function(self, name: str, arg_list) -> indices.Shape:
+        """A call of a function without parameters whose body only returns a constant
+        expression (`fn partitions_base_offset() -> u32 { return KEYVAL * RADIX; }`)."""
+        fn = self.module.functions.get(name)
+        if fn is None or fn.params or (arg_list is not None and arg_list.children):
+            return indices.UNKNOWN
+        stmts = [c for c in fn.node.children[-1].children[1:] if isinstance(c, Tree)]
+        if len(stmts) != 1 or stmts[0].data != "return_stmt" or stmts[0].children[0] is None:
+            return indices.UNKNOWN
+        value = self._const(stmts[0].children[0])
+        return indices.point(value, self._unsigned_literal(stmts[0].children[0]) or value >= 0) \
+            if value is not None else indices.UNKNOWN
+
     def _unsigned_literal(self, node) -> bool:
         if isinstance(node, Tree) and node.data == "literal":
             return str(node.children[0]).endswith("u")
@@ -345,7 +358,7 @@ class LocationMixin:
                        else arg_list.children[0])
             return indices.unknown(self._reads_unsigned(pointer))
         if name not in ("u32", "i32", "min", "max", "clamp", "select"):
-            return indices.UNKNOWN
+            return self._constant_function(name, arg_list)
         args = [self._shape(a) for a in (arg_list.children if arg_list is not None else [])]
         if name in ("u32", "i32") and len(args) == 1:
             a = args[0]
