@@ -269,6 +269,8 @@ class Access:
     # for an atomicOr of bits just read from the same word, which only atomicOr changes, and
     # of constant bits: the bits it can newly set (a failure passed on sets none); None: any
     sets_bits: int | None = None
+    # the call sites ((line, column), outermost first) on the way from the entry point to it
+    context: tuple = ()
 
     @property
     def unchanged(self) -> bool:

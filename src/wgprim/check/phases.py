@@ -3,10 +3,9 @@
 A kernel run as several dispatches, each with its own `phase` in a uniform buffer, a push
 constant or an `override`, branches on that selector: `if (params.phase == 1u) { write }`
 and `if (params.phase == 3u) { read }` never run in the same dispatch, whatever the
-workgroups do. `PhaseMap` tells, for a place in the source, which selector values its
-enclosing branches require (in the function that contains it: a call made from inside a
-phase branch does not carry the phase into its callee), and whether two places exclude
-each other.
+workgroups do. `PhaseMap` tells, for a place in the source and the calls on the way to it
+(an access records them), which selector values the enclosing branches require, and
+whether two places exclude each other.
 """
 from __future__ import annotations
 
@@ -105,18 +104,20 @@ class PhaseMap:
             return name
         return None
 
-    def required(self, site) -> dict:
-        """selector -> the value the branches around `site` require."""
-        here = (site.line, site.column)
+    def required(self, places) -> dict:
+        """selector -> the values the branches around `places` ((line, column) each: a place
+        and the calls on the way to it) require."""
         out = {}
-        for start, end, selector, value in self.spans:
-            if start <= here <= end:
-                out.setdefault(selector, set()).add(value)
+        for here in places:
+            for start, end, selector, value in self.spans:
+                if start <= here <= end:
+                    out.setdefault(selector, set()).add(value)
         return out
 
     def exclusive(self, a, b) -> bool:
-        """Whether the places `a` and `b` (sites) can never run in the same dispatch: branches
-        around them require different values of one selector."""
+        """Whether the places `a` and `b` (lists of (line, column), see `required`) can never
+        run in the same dispatch: branches around them require different values of one
+        selector."""
         ra, rb = self.required(a), self.required(b)
         return any(not ra[s] & rb[s] for s in ra.keys() & rb.keys())
 

@@ -415,7 +415,7 @@ class ProvenanceMixin:
         self._emit_access(Access(
             kind, atomic, op, loc, ref, site, self._next_seq(), ctx.guards,
             tuple(rec.key for rec in self.loop_stack), result_used, source, operand_deps,
-            operand_const, mask, operand_bits), stmts)
+            operand_const, mask, operand_bits, context=self.context), stmts)
 
 
 def mark_reraised_bits(accesses: list, load_refs: dict):

@@ -62,5 +62,11 @@ def _own_slot(ref) -> bool:
 
 def other_phases(entry: EntryAnalysis, a, b) -> bool:
     """Whether accesses `a` and `b` are in branches on different values of one selector
-    fixed for the dispatch (`params.phase == 1u` / `== 3u`): never in the same dispatch."""
-    return entry.phases is not None and entry.phases.exclusive(a.site, b.site)
+    fixed for the dispatch (`params.phase == 1u` / `== 3u`), around them or around a call on
+    the way to them: never in the same dispatch."""
+    return entry.phases is not None and entry.phases.exclusive(_places(a), _places(b))
+
+
+def _places(access) -> list:
+    """The access and the calls on the way to it: a phase branch around any of them counts."""
+    return [(access.site.line, access.site.column)] + list(access.context)

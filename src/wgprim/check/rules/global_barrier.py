@@ -35,8 +35,8 @@ DOC = """\
 Not flagged: a write and a read in branches on different values of one selector that is
 fixed for the dispatch (`if (pc.phase == 1u)` and `if (pc.phase == 3u)`, or the cases of a
 `switch` on it; a member of a uniform buffer or push constant, or an `override`): the host
-runs each phase as its own dispatch. Only the branches in the function that makes the
-access count (a phase branch around a call does not reach into the callee).
+runs each phase as its own dispatch. A phase branch around a call on the way to the access
+counts too (`if (pc.phase == 0u) { store_block(); }`).
 
 **Why it is wrong.** `storageBarrier()` orders the calling workgroup's own storage accesses;
 `workgroupBarrier()` synchronizes the invocations of one workgroup. Neither waits for any
