@@ -268,6 +268,19 @@ it.
   llvmpipe ends every loop of an invocation silently after 65,535 iterations in all, and
   such a walk gave wrong tiles in wgprim's own single-pass scan and one-sweep sort before
   their host bounded the walk (the library's kernels say so with an allow comment).
+- Fewer false findings on code the checker was not tuned on: a claim (an exchange that
+  only ever sets its word to one constant) is not a flag publication, nor a read of the
+  workgroup's own word (`out[wid.x]`) after writing it; branches on different values of a
+  dispatch-uniform selector (`pc.phase`), around the access or around a call on the way to
+  it, are different dispatches; a value loaded from storage has the range of its stores
+  when all are bounded, and a parameterless function returning a constant is that constant
+  (a radix pass number and its partitions offset); a lock holder's release is not a partial
+  total, nor a read that only one workgroup makes in its own window; a look-back index kept
+  in workgroup memory and stepped by a constant is progress.
+- Found now: a read after a storage or workgroup barrier that can leave the workgroup's own
+  slice (`data[(gid.x + 64u) % arrayLength(&data)]`).
+- `// wgprim: dispatch(1)`: an entry point its host dispatches as one workgroup; template
+  sources (Tera `{% %}`, `{placeholder}`) are said to look like a template.
 - Waits found through derived values (`incl_bal = payload & 3u`), exits behind
   `continue`, workgroup memory and `workgroupUniformLoad`, helper functions (`lock()`),
   and state machines; writes on the exit path or to another index are not progress; locks
@@ -326,18 +339,20 @@ it.
 
 ## Measured
 
-On the test corpus (`tests/check/corpus/`: 56 positive files, reductions of real patterns —
+On the test corpus (`tests/check/corpus/`: 67 positive files, reductions of real patterns —
 decoupled look-back scans and one-sweep radix sorts, ticket, exchange, test-and-set and
 compare-exchange locks, state machines, waits through workgroup memory and through a
 reused broadcast variable, barriers under non-uniform control, look-backs as deep as the
-dispatch — with 88 expected findings; 40 clean files, including decoupled-fallback scans (a
-spin budget in the loop, a workgroup-memory lock, a windowed look-back whose budget lives
-in a helper, a leader chosen by a `var`, a round that clears its own lock), bounded polls
-and a bounded rendezvous, an exchange that sets its own exit, append buffers, work queues,
-hash inserts, failure-bit words passed on, regions of a flat buffer, lock-free updates,
-look-backs bounded by a constant window or a step budget, and a grid-stride loop over
-flags): every expected finding is reported and nothing else (recall 88/88; no clean file
-has a finding of the synchronization rules, and the five decoupled-fallback scans among
+dispatch, reads that leave the workgroup's slice after a barrier — with 100 expected
+findings; 53 clean files, including decoupled-fallback scans (a spin budget in the loop, a
+workgroup-memory lock, a windowed look-back whose budget lives in a helper, a leader
+chosen by a `var`, a round that clears its own lock, an index kept in workgroup memory),
+bounded polls and a bounded rendezvous, an exchange that sets its own exit, append
+buffers, work queues, hash inserts, claims, failure-bit words passed on, regions of a flat
+buffer, lock-free updates and a lock's own release, phases selected by a uniform or push
+constant, look-backs bounded by a constant window or a step budget, and a grid-stride loop
+over flags): every expected finding is reported and nothing else (recall 100/100; no clean
+file has a finding of the synchronization rules, and the six decoupled-fallback scans among
 them, whose walks reach tile 0, have the `lookback-depth` warning they expect). The unbounded twins of the fallback scans are reported. Of the forward-progress
 litmus tests of the public `forward_progress_litmus_tests` WGSL suite that were tried
 (state machines over a `pc`, exchange locks, workgroup-memory spins; four tests, two of
@@ -393,6 +408,19 @@ llama.cpp's WebGPU kernels and other projects. Not the thousands of a crawl: one
 finding among the 782 clean files would be a rate of 0.13%; the clean set leans towards
 compute shaders with atomics, loops and barriers, where the rules can go wrong. vello's and most of bevy's shaders are
 `#import` templates: they are refused with the one-line error and counted apart.
+
+Later, on code the checker had not been tuned on, before and after the claims, phases,
+stored ranges, lock releases and the host annotation (2026-12-06, three public
+repositories): the 13 shaders of jaankaup-engine that use exchanges (eikonal and
+fast-marching solvers; their module-scope `let` written as `const` to parse) went from 53
+`flag-publish` and 1 `global-barrier` to 9 and 0; half-potato/wtet's 45 shaders from one
+`same-dispatch-read` (a lock's release) to none, its 4 `flag-publish` (data read under a
+tetrahedron's lock) and 4 `nonuniform-barrier` unchanged; KeKsBoTer/wgpu_sort's radix sort
+(its placeholders filled in) from one `same-dispatch-read` (the pass number loaded from
+storage) to none, its scatter's wait still reported. The 9 left are exchanges on cell tags
+that other stores set to other values too, so they are not one-constant claims; the host
+dispatches those kernels as one workgroup, which `// wgprim: dispatch(1)` says. A larger
+fresh set, measured once before any change, is still to be collected.
 
 ## What the checker still cannot see
 
