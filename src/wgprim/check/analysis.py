@@ -100,6 +100,9 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
         self.lock_free: set[Source] = set()
         # compare-exchanges with a constant expected value (`atomicCompareExchangeWeak(&slot[i], 0u, 1u)`)
         self.cas_expected: dict[Source, int] = {}
+        # exchange or compare-exchange results -> the constants they are compared with
+        # (`if (old == FREE)`): what a claimer tests the word for
+        self.compared: dict[Source, set] = {}
         self._consts: dict[int, int | None] = {}
         self._masks: dict[int, int] = {}  # atomicLoad call -> constant its value is ANDed with
         self.name_masks: dict[Source, int] = {}  # atomic read -> bits masked out of it later
@@ -156,7 +159,7 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
         self._summaries = {}  # what variables hold may have grown since the last pass
         self._created_log = []
         self.result = EntryAnalysis(self.entry, self.module.functions[self.entry].stage,
-                                    load_refs=self.load_refs)
+                                    load_refs=self.load_refs, compared=self.compared)
         self.loops_seen: list[LoopRecord] = []
         self.seq = 0
         self.context: tuple = ()

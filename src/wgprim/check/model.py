@@ -321,6 +321,8 @@ class EntryAnalysis:
     # `phases.PhaseMap` of the module: places that branches on one dispatch-uniform
     # selector (`params.phase == 1u` against `== 3u`) keep out of the same dispatch
     phases: object = None
+    # exchange and compare-exchange results -> the constants `==` / `!=` compare them with
+    compared: dict = field(default_factory=dict)
     load_refs: dict = field(default_factory=dict)  # Source of a read -> the Ref it read
     # an entry point written for a one-invocation dispatch: workgroup size 1 and no memory
     # address depends on an invocation or workgroup id

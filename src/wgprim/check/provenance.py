@@ -231,6 +231,9 @@ class ProvenanceMixin:
                                 if src.kind == "load" and src.atomic and not src.indirect:
                                     self._note_mask(src, m)
             a, b = self._value(node.children[0], ctx), self._value(node.children[2], ctx)
+            if op in ("==", "!="):
+                self._note_compared(a, node.children[2])
+                self._note_compared(b, node.children[0])
             if op in (">=", ">"):  # `atomicLoad(&count) >= CAP`: the load is a lower bound here
                 return Val(lower_bounded(a.deps) | b.deps)
             if op in ("<=", "<"):
@@ -283,6 +286,15 @@ class ProvenanceMixin:
         # parenthesized expressions are inlined by the grammar; anything else: union
         return Val(frozenset().union(*(self._value(c, ctx).deps for c in node.children
                                        if isinstance(c, Tree))))
+
+    def _note_compared(self, val: Val, other) -> None:
+        """`old == FREE` on the value an exchange returned: what the claimer tests for."""
+        c = self._const(other)
+        if c is None:
+            return
+        for src in val.deps:
+            if src.kind == "load" and src.rmw in ("atomicExchange", "atomicCompareExchangeWeak") and not src.indirect:
+                self.compared.setdefault(src.direct(), set()).add(c)
 
     def _constant_bits(self, node):
         c = self._const(node)

@@ -31,7 +31,10 @@ the data (`ready[i]` beside `data[i]`, the message-passing shape). Nor is a clai
 `atomicCompareExchangeWeak` only ever sets to one constant in the dispatch, never back
 (`if (atomicExchange(&tag[cell], 1u) == 0u)` to process each cell once): its old value says
 who got the cell first, and no one released it after writing data. A word set back
-(`atomicStore(&tag[cell], 0u)` after the writes) is a lock, and reported. Nor is a guard on a word this dispatch never sets (or sets only in bits the guard masks out): a
+(`atomicStore(&tag[cell], 0u)` after the writes) is a lock, and reported. Also a claim: one
+tested for a value that no store of the dispatch writes back (`atomicExchange(&tag, ACTIVE)
+== OTHER` while other stores set SOURCE, never OTHER: tags that only move forward). Nor is
+a guard on a word this dispatch never sets (or sets only in bits the guard masks out): a
 failure bit that earlier dispatches wrote, checked before starting, publishes nothing. ORing
 back bits just read from the word (`let failed = atomicLoad(&failures) & EARLIER;` then
 `atomicOr(&failures, failed)`, through lets, variables and workgroup memory) passes a
@@ -70,16 +73,22 @@ def _only_claimed(entry, guard, ref) -> bool:
     sets it back (no store, no other value). Its old value then tells the invocation only
     whether it claimed the word first (a cell processed once); no one released it after
     writing data, so nothing is published through it."""
-    values = set()
+    values, exchanges_only = set(), True
     for w in entry.accesses:
         if not (w.atomic and w.kind in ("write", "rmw")) or w.unchanged:
             continue
         if not (w.ref.same_place(ref) if ref is not None else w.loc.overlaps(guard.loc)):
             continue
-        if w.op not in _CLAIMING or w.operand_const is None:
+        if w.operand_const is None or w.op not in _CLAIMING + ("atomicStore",):
             return False
+        exchanges_only = exchanges_only and w.op in _CLAIMING
         values.add(w.operand_const)
-    return len(values) == 1
+    if exchanges_only and len(values) == 1:
+        return True
+    # the value the claimer tests the old word for (`old == FREE`) is never stored back:
+    # only the first exchange can find it
+    tested = entry.compared.get(guard.direct(), set())
+    return bool(tested) and not tested & values
 
 
 def _flag_guards(entry, read, masks, waited):
