@@ -56,7 +56,7 @@ def test_syntax_error_raises():
 def test_rules_have_stable_ids_and_docs():
     ids = [r.ID for r in ALL]
     assert ids == ["spin-wait", "flag-publish", "global-barrier", "same-dispatch-read",
-                   "nonuniform-barrier"]
+                   "nonuniform-barrier", "lookback-depth"]
     for rule in ALL:
         assert re.fullmatch(r"[a-z]+(-[a-z]+)*", rule.ID)
         assert rule.SEVERITY in ("error", "warning")

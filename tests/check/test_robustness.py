@@ -60,8 +60,13 @@ def test_byte_order_mark_is_accepted(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("text, words", [
-    ("fn f() -> u32 { return {{ value }}; }\n", "template placeholder"),
-    ("fn f() { let x = ${N}; }\n", "template placeholder"),
+    ("fn f() -> u32 { return {{ value }}; }\n", "looks like a template"),
+    ("fn f() { let x = ${N}; }\n", "looks like a template"),
+    # Tera / Jinja tags and a format placeholder, where the parser first trips on a `{`
+    ("{% if f16 %}enable f16;{% endif %}\nfn f() {}\n", "'{% if f16 %}' is template notation"),
+    ("@compute @workgroup_size({wg})\nfn main() {}\n", "'{wg}' is template notation"),
+    ("const N = 4u;\nvar<workgroup> tile: array<f32, {{ size }}>;\n", "'{{ size }}' is template notation"),
+    ("const N = {n};\n", "looks like a template"),
     ("#import bevy_pbr::mesh_functions\nfn f() {}\n", "preprocessor directive '#import'"),
     ("#define_import_path foo\nfn f() {}\n", "preprocessor directive '#define_import_path'"),
     ("#ifdef SKINNED\nfn f() {}\n#endif\n", "preprocessor directive '#ifdef'"),
@@ -78,6 +83,12 @@ def test_files_that_are_not_wgsl(tmp_path, capsys, text, words):
     assert words in line and "not WGSL" in line
     with pytest.raises(WgslSyntaxError, match="not WGSL"):
         check_source(text)
+
+
+def test_a_plain_syntax_error_is_not_called_a_template():
+    with pytest.raises(WgslSyntaxError, match="unexpected '}'") as error:
+        check_source("fn f() { x = 1 }\n")
+    assert "template" not in str(error.value)
 
 
 def test_module_scope_let_is_named_as_an_old_draft():

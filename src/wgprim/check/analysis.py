@@ -31,6 +31,8 @@ from . import indices, loops
 from .locations import BitsView, LocationMixin, MemoryView
 from .model import (EMPTY, NONUNIFORM_BUILTINS, WORKGROUP_IDENTITY_BUILTINS, EntryAnalysis, Frame, LoopReport,
                     Ref, Site, Source, Val)
+from .depth import lookback_walks
+from .phases import PhaseMap
 from .progress import LoopRecord, waited_storage
 from .provenance import (NO_BITS, Ctx, ProvenanceMixin, atomic_reads, indirect, interned, lower_bound_reads, mark_reraised_bits,
                          union)
@@ -98,6 +100,9 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
         self.lock_free: set[Source] = set()
         # compare-exchanges with a constant expected value (`atomicCompareExchangeWeak(&slot[i], 0u, 1u)`)
         self.cas_expected: dict[Source, int] = {}
+        # exchange or compare-exchange results -> the constants they are compared with
+        # (`if (old == FREE)`): what a claimer tests the word for
+        self.compared: dict[Source, set] = {}
         self._consts: dict[int, int | None] = {}
         self._masks: dict[int, int] = {}  # atomicLoad call -> constant its value is ANDed with
         self.name_masks: dict[Source, int] = {}  # atomic read -> bits masked out of it later
@@ -141,6 +146,7 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
                                                          rec.seq_start, rec.seq_end))
             else:
                 bounded_exits |= {id(cond) for conds in loops.exits(rec.node) for cond in conds}
+        self.result.lookback_walks = lookback_walks(self)
         self.result.lower_bound_reads, self.result.best_effort_reads = lower_bound_reads(
             self.cond_deps, self.result.accesses, self.uses, bounded_exits)
         # (a loop waiting for memory presumes someone else: not written for one invocation)
@@ -153,7 +159,7 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
         self._summaries = {}  # what variables hold may have grown since the last pass
         self._created_log = []
         self.result = EntryAnalysis(self.entry, self.module.functions[self.entry].stage,
-                                    load_refs=self.load_refs)
+                                    load_refs=self.load_refs, compared=self.compared)
         self.loops_seen: list[LoopRecord] = []
         self.seq = 0
         self.context: tuple = ()
@@ -573,4 +579,12 @@ class EntryWalker(SummaryMixin, ProvenanceMixin, LocationMixin):
 
 
 def analyze(module: ModuleInfo, text: str) -> list[EntryAnalysis]:
-    return [EntryWalker(module, text, name).run() for name in module.roots]
+    results, phases = [], None
+    for name in module.roots:
+        walker = EntryWalker(module, text, name)
+        result = walker.run()
+        if phases is None:
+            phases = PhaseMap(module, walker._const)
+        result.phases = phases
+        results.append(result)
+    return results

@@ -54,12 +54,19 @@ def check_source(text: str, path: str | None = None, select=None, ignore=None) -
 
 
 def _check(text, path, rules, parse, collect, analyze) -> list[Finding]:
+    from .host import OTHER_WORKGROUP_RULES, dispatch_sizes
+
     parsed = parse(text, path)
-    entries = analyze(collect(parsed.tree), text)
+    module = collect(parsed.tree)
+    sizes = dispatch_sizes(module, parsed.comments, path)
+    entries = analyze(module, text)
     allowed = _suppressions(parsed.comments)
     seen, findings = set(), []
     for rule in rules:
-        for f in rule.check(entries):
+        # an entry point its host dispatches as one workgroup has no other workgroup
+        checked = [e for e in entries if not (rule.ID in OTHER_WORKGROUP_RULES
+                                              and sizes.get(e.entry) == (1, 1, 1))]
+        for f in rule.check(checked):
             key = (f.rule, f.line, f.column)
             if key in seen:
                 continue  # a helper reached from several entry points or call sites

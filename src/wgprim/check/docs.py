@@ -12,7 +12,9 @@ INTRO = """\
 A linter for WGSL that finds cross-workgroup synchronization mistakes: code that waits for
 another workgroup, publishes data with an atomic flag, uses a barrier as if it synchronized
 workgroups, reads an atomic accumulator before it is final, or reaches a barrier under
-non-uniform control flow. It needs no GPU.
+non-uniform control flow. It also warns of a look-back whose walk over predecessor
+workgroups only the dispatch size bounds, which drivers that cap an invocation's loop
+iterations (llvmpipe) cut short silently. It needs no GPU.
 
 The rule behind all of them: between workgroups there is no synchronization except the end
 of a dispatch. WebGPU guarantees neither that two workgroups run at the same time nor in
@@ -65,8 +67,10 @@ above it. Syntax errors are results of a `syntax-error` rule.
 Exit status: 0 when clean, 1 when there are findings, 2 on usage errors, syntax errors and
 inputs that cannot be checked. Those give one line on standard error and no traceback: a
 missing path, a directory without `.wgsl` files, a file that is not UTF-8 text, a binary
-file, and files that are not WGSL but something that renders it — template placeholders
-(`{{x}}`, `${x}`), preprocessor directives (`#import`, `#define_import_path`, `#ifdef`;
+file, and files that are not WGSL but something that renders it — templates, named as
+such with the first template notation found (Tera and Jinja tags `{% if x %}` and comments
+`{# #}`, placeholders `{{x}}` and `${x}`, and `{x}` where the parser trips on its `{`),
+preprocessor directives (`#import`, `#define_import_path`, `#ifdef`;
 check the shader after they are resolved) and naga's 64-bit literal suffixes (`1li`,
 `0lu`), which the message names as naga extensions. Spellings of early WGSL drafts are
 named as such, with today's spelling: `[[attribute]]` (write `@attribute`), a module-scope
@@ -99,11 +103,37 @@ why next to the suppression.
 loop { ... }
 ```
 
+What only the host knows is said the same way: the look-backs of wgprim's own scan and
+one-sweep sort walk back at most over their dispatch, which the host keeps small enough
+for the driver's loop cap, so their loops carry
+`// wgprim: allow(lookback-depth) -- the host bounds the walk: ...`.
+
 Each finding is about one problem, and which rules run never changes what another rule
 reports: `--select`, `--ignore` and suppressions only remove the named rule's own findings.
 A loop waiting on a counter every workgroup incremented is a `global-barrier` (and only
 that); a loop waiting on an exchange or any other lock word is a `spin-wait`; the guarded
 read inside a lock is a `flag-publish` reported once, not again at the release.
+
+## Telling the checker what the host does
+
+The checker sees the shader, not the code that dispatches it. An entry point that its host
+always dispatches as one workgroup says so with a comment on the line before it, or on any
+line of its attributes and signature:
+
+```wgsl
+// wgprim: dispatch(1)
+@compute @workgroup_size(64)
+fn solve(@builtin(local_invocation_index) lid: u32) { ... }
+```
+
+`dispatch(x, y, z)` gives the workgroup counts (missing ones are 1; a count that is not a
+positive integer is an error naming the spelling). With one workgroup in all there is no
+other workgroup to publish to, to read partial totals of or to walk back over:
+`flag-publish`, `global-barrier`, `same-dispatch-read` and `lookback-depth` report nothing
+for that entry point. `spin-wait` and `nonuniform-barrier` still do: the invocations of one
+workgroup are not promised to progress while one of them spins, and a barrier still needs
+all of them. The same code reached from an entry point without the comment is checked as
+usual. Other counts change nothing yet.
 
 ## Python API
 
@@ -185,8 +215,12 @@ Each array index is kept as a few symbols plus a bounded rest: constants, `overr
 values of uniform buffers and `num_workgroups` are symbols fixed for the dispatch, each
 component of `workgroup_id` a symbol fixed for one workgroup; what varies between
 invocations is kept only as bounds (`key & 255u` is in [0, 255], `i % 16u` in [0, 15],
-`local_invocation_id.x` in [0, workgroup size), a loaded `u32` in [0, 2^32), the variable
-of a `for` loop over constants in its range). Two indices
+`local_invocation_id.x` in [0, workgroup size), a loaded `u32` in [0, 2^32) unless every
+store of its location in the module is bounded (`info.pass = (info.pass + 1u) % 2u`
+anywhere, and no atomic, `+=` or pointer touches it: then its stores' range; what the host
+wrote first is taken to keep the same bound), the variable of a `for` loop over constants
+in its range, a call of a function without parameters that returns a constant expression
+its value). Two indices
 with the same symbols and bounded rests that never overlap are different words
 (`ctl[ARGS + 1u]` and `ctl[COUNTERS + gid.x % 16u]`); indices whose only varying symbol
 is a `workgroup_id` component with coefficient c and whose rests fit in a window shorter
@@ -198,6 +232,18 @@ at `1024u + wid.x * 256u + lid.x`; constants of a uniform buffer and overrides h
 bound. Wrapping `u32` arithmetic is taken into account (two indices meet when their
 difference can be a multiple of 2^32). A randomized test checks these claims against
 brute-force evaluation.
+
+A look-back walk (`lookback-depth`) is read from the same record once the loops are
+judged: a loop that does not wait, inside which an atomic read of `read_write` storage
+has an index built both from the workgroup's place (its id, or a tile claimed with
+`atomicAdd`) and from a value the loop carries and steps backwards (a variable it
+decreases or subtracts, `back -= 1u` or `state[tile - k]`, or workgroup memory it stores
+such a value into, `lb_end = end - k`, followed through what the store put there). Its trip
+count has a constant bound when every way around it advances a counter of its own that is
+never reset, starts from constants, and is compared with a constant or an `override` by an
+exit that decides on its own (a conjunct of the loop's condition, a disjunct of a
+`break`'s). A poll count reset at each step back (`polls = 0u`) bounds one step, not the
+walk.
 
 `wgprim check src/wgprim/kernels/` (then 32 files) took 1.14 to 1.59 s of CPU (median
 1.23 s) on one core of the shared 2-core machine it was measured on (2026-12-01,
@@ -217,6 +263,24 @@ it.
 
 ## What is new
 
+- `lookback-depth`: a look-back that walks back over as many predecessors as the dispatch
+  has, with the loops each step runs (polls, a looping fallback), is reported as a warning:
+  llvmpipe ends every loop of an invocation silently after 65,535 iterations in all, and
+  such a walk gave wrong tiles in wgprim's own single-pass scan and one-sweep sort before
+  their host bounded the walk (the library's kernels say so with an allow comment).
+- Fewer false findings on code the checker was not tuned on: a claim (an exchange that
+  only ever sets its word to one constant) is not a flag publication, nor a read of the
+  workgroup's own word (`out[wid.x]`) after writing it; branches on different values of a
+  dispatch-uniform selector (`pc.phase`), around the access or around a call on the way to
+  it, are different dispatches; a value loaded from storage has the range of its stores
+  when all are bounded, and a parameterless function returning a constant is that constant
+  (a radix pass number and its partitions offset); a lock holder's release is not a partial
+  total, nor a read that only one workgroup makes in its own window; a look-back index kept
+  in workgroup memory and stepped by a constant is progress.
+- Found now: a read after a storage or workgroup barrier that can leave the workgroup's own
+  slice (`data[(gid.x + 64u) % arrayLength(&data)]`).
+- `// wgprim: dispatch(1)`: an entry point its host dispatches as one workgroup; template
+  sources (Tera `{% %}`, `{placeholder}`) are said to look like a template.
 - Waits found through derived values (`incl_bal = payload & 3u`), exits behind
   `continue`, workgroup memory and `workgroupUniformLoad`, helper functions (`lock()`),
   and state machines; writes on the exit path or to another index are not progress; locks
@@ -275,17 +339,21 @@ it.
 
 ## Measured
 
-On the test corpus (`tests/check/corpus/`: 53 positive files, reductions of real patterns —
+On the test corpus (`tests/check/corpus/`: 68 positive files, reductions of real patterns —
 decoupled look-back scans and one-sweep radix sorts, ticket, exchange, test-and-set and
 compare-exchange locks, state machines, waits through workgroup memory and through a
-reused broadcast variable, barriers under non-uniform control — with 83 expected
-findings; 36 clean files, including decoupled-fallback scans (a spin budget in the loop, a
+reused broadcast variable, barriers under non-uniform control, look-backs as deep as the
+dispatch, reads that leave the workgroup's slice after a barrier — with 103 expected
+findings; 54 clean files, including decoupled-fallback scans (a spin budget in the loop, a
 workgroup-memory lock, a windowed look-back whose budget lives in a helper, a leader
-chosen by a `var`, a round that clears its own lock), bounded polls and a bounded
-rendezvous, an exchange that sets its own exit, append buffers, work queues, hash inserts,
-failure-bit words passed on, regions of a flat buffer and lock-free updates): every
-expected finding is reported and nothing else (recall 83/83, 0 of 36 clean files with a
-finding). The unbounded twins of the fallback scans are reported. Of the forward-progress
+chosen by a `var`, a round that clears its own lock, an index kept in workgroup memory),
+bounded polls and a bounded rendezvous, an exchange that sets its own exit, append
+buffers, work queues, hash inserts, claims, failure-bit words passed on, regions of a flat
+buffer, lock-free updates and a lock's own release, phases selected by a uniform or push
+constant, look-backs bounded by a constant window or a step budget, and a grid-stride loop
+over flags): every expected finding is reported and nothing else (recall 103/103; no clean
+file has a finding of the synchronization rules, and the six decoupled-fallback scans among
+them, whose walks reach tile 0, have the `lookback-depth` warning they expect). The unbounded twins of the fallback scans are reported. Of the forward-progress
 litmus tests of the public `forward_progress_litmus_tests` WGSL suite that were tried
 (state machines over a `pc`, exchange locks, workgroup-memory spins; four tests, two of
 them shortened), 4 of 4 files are flagged, every waiting thread of them (7 of 7 loops).
@@ -340,6 +408,19 @@ llama.cpp's WebGPU kernels and other projects. Not the thousands of a crawl: one
 finding among the 782 clean files would be a rate of 0.13%; the clean set leans towards
 compute shaders with atomics, loops and barriers, where the rules can go wrong. vello's and most of bevy's shaders are
 `#import` templates: they are refused with the one-line error and counted apart.
+
+Later, on code the checker had not been tuned on, before and after the claims, phases,
+stored ranges, lock releases and the host annotation (2026-12-06, three public
+repositories): the 13 shaders of jaankaup-engine that use exchanges (eikonal and
+fast-marching solvers; their module-scope `let` written as `const` to parse) went from 53
+`flag-publish` and 1 `global-barrier` to none; half-potato/wtet's 45 shaders from one
+`same-dispatch-read` (a lock's release) to none, its 4 `flag-publish` (data read under a
+tetrahedron's lock) and 4 `nonuniform-barrier` unchanged; KeKsBoTer/wgpu_sort's radix sort
+(its placeholders filled in) from one `same-dispatch-read` (the pass number loaded from
+storage) to none, its scatter's wait still reported. (The eikonal claims were 9 findings
+short of none until a claim tested for a value no store writes back counted too: their tags
+only move forward.) A larger fresh set, measured once before any change, is still to be
+collected.
 
 ## What the checker still cannot see
 

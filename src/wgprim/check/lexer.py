@@ -127,7 +127,7 @@ def not_wgsl_reason(text: str, pos: int) -> str | None:
     if m := _DIGIT_SEPARATOR.match(text, pos):
         return f"{m.group(0)!r}: digit separators ('_') are not WGSL (Rust and other languages allow them)"
     if _TEMPLATE.match(text, pos):
-        return "template placeholder (not WGSL): check the shader the template renders"
+        return "this looks like a template, not WGSL: check the shader the template renders"
     if m := _DIRECTIVE.match(text, pos):
         return (f"preprocessor directive '#{m.group(1)}' (not WGSL): check the shader after "
                 "its imports and defines are resolved")

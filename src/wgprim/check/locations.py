@@ -13,6 +13,7 @@ from lark import Tree
 from . import indices
 from .model import EMPTY, Val
 from .provenance import NO_BITS, Ctx, bits_or, indirect, stored_bits, through_memory
+from .stored_ranges import StoredRanges, location as stored_location
 from .symbols import attributes
 
 
@@ -202,6 +203,19 @@ class LocationMixin:
             return indices.add(wid, indices.span(0, size - 1, True))
         return indices.unknown(True)
 
+    def _constant_function(self, name: str, arg_list) -> indices.Shape:
+        """A call of a function without parameters whose body only returns a constant
+        expression (`fn partitions_base_offset() -> u32 { return KEYVAL * RADIX; }`)."""
+        fn = self.module.functions.get(name)
+        if fn is None or fn.params or (arg_list is not None and arg_list.children):
+            return indices.UNKNOWN
+        stmts = [c for c in fn.node.children[-1].children[1:] if isinstance(c, Tree)]
+        if len(stmts) != 1 or stmts[0].data != "return_stmt" or stmts[0].children[0] is None:
+            return indices.UNKNOWN
+        value = self._const(stmts[0].children[0])
+        return indices.point(value, self._unsigned_literal(stmts[0].children[0]) or value >= 0) \
+            if value is not None else indices.UNKNOWN
+
     def _unsigned_literal(self, node) -> bool:
         if isinstance(node, Tree) and node.data == "literal":
             return str(node.children[0]).endswith("u")
@@ -253,7 +267,9 @@ class LocationMixin:
                 return self._opaque_shape(self._eval(base, Ctx()), str(node.children[1]))
             return indices.unknown(self._reads_unsigned(node))
         if kind == "index":
-            return indices.unknown(self._reads_unsigned(node))
+            where = stored_location(self.module, node)
+            bounded = self._stored_range(*where) if where is not None else None
+            return bounded if bounded is not None else indices.unknown(self._reads_unsigned(node))
         if kind == "binop":
             return self._binop_shape(node)
         if kind == "unop":
@@ -273,6 +289,13 @@ class LocationMixin:
         return (isinstance(node, Tree) and node.data == "ident_expr"
                 and str(node.children[0]) in self.module.unsigned_vars)
 
+    def _stored_range(self, root: str, path: tuple):
+        """A load's range when every store of the location in the module is bounded."""
+        ranges = self.__dict__.get("_ranges")
+        if ranges is None:
+            ranges = self._ranges = StoredRanges(self.module, self._const, self._unsigned_literal)
+        return ranges.shape(root, path)
+
     def _opaque_shape(self, val: Val, component: str | None = None, unsigned=False) -> indices.Shape:
         """A value known only by where it comes from: a built-in input, uniform memory."""
         if val.fields is not None:
@@ -282,6 +305,10 @@ class LocationMixin:
             if loc is not None and loc.space == "uniform" and not val.ref.index_deps:
                 path = str(loc) + ("." + component if component else "")
                 return indices.symbol(("uniform", path) + val.ref.index_texts, unsigned)
+            if loc is not None and loc.space == "storage":
+                bounded = self._stored_range(loc.root, loc.path + ((component,) if component else ()))
+                if bounded is not None:
+                    return bounded
             return indices.unknown(unsigned)
         direct = [s for s in val.deps if not s.indirect]
         if len(direct) == 1 and len(val.deps) == 1 and direct[0].kind == "builtin":
@@ -331,7 +358,7 @@ class LocationMixin:
                        else arg_list.children[0])
             return indices.unknown(self._reads_unsigned(pointer))
         if name not in ("u32", "i32", "min", "max", "clamp", "select"):
-            return indices.UNKNOWN
+            return self._constant_function(name, arg_list)
         args = [self._shape(a) for a in (arg_list.children if arg_list is not None else [])]
         if name in ("u32", "i32") and len(args) == 1:
             a = args[0]

@@ -269,6 +269,8 @@ class Access:
     # for an atomicOr of bits just read from the same word, which only atomicOr changes, and
     # of constant bits: the bits it can newly set (a failure passed on sets none); None: any
     sets_bits: int | None = None
+    # the call sites ((line, column), outermost first) on the way from the entry point to it
+    context: tuple = ()
 
     @property
     def unchanged(self) -> bool:
@@ -313,6 +315,14 @@ class EntryAnalysis:
     accesses: list[Access] = field(default_factory=list)
     barriers: list[Barrier] = field(default_factory=list)
     spin_loops: list[LoopReport] = field(default_factory=list)
+    # loops that walk back over other workgroups' states as far as the dispatch reaches
+    # (`depth.LookbackWalk`): their loop iterations grow with the dispatch
+    lookback_walks: list = field(default_factory=list)
+    # `phases.PhaseMap` of the module: places that branches on one dispatch-uniform
+    # selector (`params.phase == 1u` against `== 3u`) keep out of the same dispatch
+    phases: object = None
+    # exchange and compare-exchange results -> the constants `==` / `!=` compare them with
+    compared: dict = field(default_factory=dict)
     load_refs: dict = field(default_factory=dict)  # Source of a read -> the Ref it read
     # an entry point written for a one-invocation dispatch: workgroup size 1 and no memory
     # address depends on an invocation or workgroup id

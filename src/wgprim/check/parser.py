@@ -14,6 +14,8 @@ wrapper around every rule callback.
 """
 from __future__ import annotations
 
+import re
+
 import functools
 import hashlib
 import os
@@ -268,7 +270,40 @@ def _old_spelling(tok, expected, text: str, offset: int) -> str | None:
     return None
 
 
+# notations of template engines that are never WGSL: Tera/Jinja tags and comments, moustache
+# and `${}` placeholders
+_TEMPLATE_TAG = re.compile(r"\{%.*?%\}|\{#.*?#\}|\{\{\s*[^{}\s][^{}]*\}\}|\$\{[^{}]*\}")
+_PLACEHOLDER = re.compile(r"\{\s*[A-Za-z_][\w.]*\s*\}")  # `{size}`: Python's str.format, Rust's format!
+
+
+def _template_error(text: str, path, error: WgslSyntaxError) -> WgslSyntaxError:
+    """The error to give for a source that does not parse: that it looks like a template,
+    naming the first template notation, when it has one; else `error` itself."""
+    m = _TEMPLATE_TAG.search(text)
+    if m is None:
+        offset = _offset(text, error.line, error.column)
+        m = _PLACEHOLDER.match(text, offset) if text.startswith("{", offset) else None
+    if m is None:
+        return error
+    line = text.count("\n", 0, m.start()) + 1
+    column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+    snippet = m.group(0) if len(m.group(0)) <= 40 else m.group(0)[:37] + "..."
+    return WgslSyntaxError(f"this looks like a template, not WGSL ({snippet!r} is template "
+                           "notation): check the shader the template renders", line, column, path)
+
+
+def _offset(text: str, line: int, column: int) -> int:
+    return sum(len(l) for l in text.splitlines(keepends=True)[:line - 1]) + column - 1
+
+
 def parse(text: str, path: str | None = None) -> ParsedModule:
+    try:
+        return _parse(text, path)
+    except WgslSyntaxError as error:
+        raise _template_error(text, path, error) from None
+
+
+def _parse(text: str, path: str | None) -> ParsedModule:
     raw_tokens, comments = lex(text, path)
     try:
         tree = _run(_to_lark_tokens(raw_tokens))

@@ -128,6 +128,13 @@ def waited_storage(walker, rec: LoopRecord) -> list[Source]:
             continue
         if any(_same_word(ref, src.loc, walker.load_refs.get(src)) for src in exit_reads):
             advance(stmt_id, SELF_WRITE)
+    # a counter kept in workgroup memory (`s_back -= 1u` by invocation 0, the look-back's
+    # index the workgroup shares) that an exit depends on: progress like a variable's
+    tested_roots = {src.loc.root for cond in exit_conds for src in walker.cond_deps.get(id(cond), EMPTY)
+                    if src.kind == "load" and src.loc is not None and src.loc.space == "workgroup"}
+    for stmt_id, root in _workgroup_steps(rec, tested_roots):
+        advance(stmt_id, "workgroup:" + root)
+        cond_vars.add("workgroup:" + root)
     goals = cond_vars | {SELF_WRITE}
     collective = frozenset()
     exit_deps = EMPTY.union(*(walker.cond_deps.get(id(cond), EMPTY) for cond in exit_conds))
@@ -159,6 +166,41 @@ def waited_storage(walker, rec: LoopRecord) -> list[Source]:
                                               collective, retries):
         return []
     return sorted(exit_reads, key=lambda s: (s.site.line, s.site.column))
+
+
+def _workgroup_steps(rec: LoopRecord, roots: set) -> list:
+    """(statement, root) for each statement of the loop's own function that steps a
+    workgroup variable in `roots` by a constant (`s_back -= 1u`, `s_n++`, `s_k = s_k + 2u`)."""
+    written = {id_ for id_, ref, _, _ in rec.writes if ref.loc is not None and ref.loc.root in roots}
+    out = []
+    for node in subtrees(rec.node):
+        if id(node) not in written:
+            continue
+        target, step = node.children[0], None
+        if node.data in ("increment", "decrement"):
+            step = True
+        elif node.data == "compound_assign" and str(node.children[1]) in ("+=", "-="):
+            step = _constant_text(node.children[2])
+        elif node.data == "assign" and isinstance(node.children[1], Tree) and node.children[1].data == "binop":
+            a, op, b = node.children[1].children
+            step = str(op) in ("+", "-") and _same_name(a, target) and _constant_text(b)
+        name = _same_name(target, target)
+        if step and name in roots:
+            out.append((id(node), name))
+    return out
+
+
+def _same_name(node, target):
+    """The name of `target` when `node` is that same plain identifier, else None."""
+    if isinstance(node, Tree) and node.data in ("ident_expr", "lhs_ident") and isinstance(target, Tree) \
+            and target.data in ("ident_expr", "lhs_ident") and str(node.children[0]) == str(target.children[0]):
+        return str(node.children[0])
+    return None
+
+
+def _constant_text(node) -> bool:
+    """A literal (or a literal's `u32()`): the step does not come from memory."""
+    return isinstance(node, Tree) and node.data == "literal"
 
 
 # the way through an exchange's result that its own store rules out next time

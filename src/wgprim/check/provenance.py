@@ -231,6 +231,9 @@ class ProvenanceMixin:
                                 if src.kind == "load" and src.atomic and not src.indirect:
                                     self._note_mask(src, m)
             a, b = self._value(node.children[0], ctx), self._value(node.children[2], ctx)
+            if op in ("==", "!="):
+                self._note_compared(a, node.children[2])
+                self._note_compared(b, node.children[0])
             if op in (">=", ">"):  # `atomicLoad(&count) >= CAP`: the load is a lower bound here
                 return Val(lower_bounded(a.deps) | b.deps)
             if op in ("<=", "<"):
@@ -283,6 +286,15 @@ class ProvenanceMixin:
         # parenthesized expressions are inlined by the grammar; anything else: union
         return Val(frozenset().union(*(self._value(c, ctx).deps for c in node.children
                                        if isinstance(c, Tree))))
+
+    def _note_compared(self, val: Val, other) -> None:
+        """`old == FREE` on the value an exchange returned: what the claimer tests for."""
+        c = self._const(other)
+        if c is None:
+            return
+        for src in val.deps:
+            if src.kind == "load" and src.rmw in ("atomicExchange", "atomicCompareExchangeWeak") and not src.indirect:
+                self.compared.setdefault(src.direct(), set()).add(c)
 
     def _constant_bits(self, node):
         c = self._const(node)
@@ -373,6 +385,8 @@ class ProvenanceMixin:
             return Val(union(operands) | pointer.deps)
         operand_deps = union(operands)
         operand_const = self._const(arg_nodes[1]) if len(arg_nodes) == 2 else None
+        if name == "atomicCompareExchangeWeak" and len(arg_nodes) == 3:
+            operand_const = self._const(arg_nodes[2])  # the value it stores when it exchanges
         if operand_const is not None and _IDENTITY_OPERAND.get(name) == operand_const:
             name = "atomicLoad"  # changes nothing: a read written as a read-modify-write
         if ref.loc.space == "workgroup" and name != "atomicLoad":
@@ -413,7 +427,7 @@ class ProvenanceMixin:
         self._emit_access(Access(
             kind, atomic, op, loc, ref, site, self._next_seq(), ctx.guards,
             tuple(rec.key for rec in self.loop_stack), result_used, source, operand_deps,
-            operand_const, mask, operand_bits), stmts)
+            operand_const, mask, operand_bits, context=self.context), stmts)
 
 
 def mark_reraised_bits(accesses: list, load_refs: dict):

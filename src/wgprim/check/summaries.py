@@ -116,11 +116,11 @@ def _block_end(events: list, begin: int) -> int:
     raise AssertionError("a pure_begin without its pure_end")
 
 
-def _moved(access: Access, seq: int, loops: tuple) -> Access:
+def _moved(access: Access, seq: int, loops: tuple, context: tuple) -> Access:
     """`access` as it happens at another point of the walk."""
     return Access(access.kind, access.atomic, access.op, access.loc, access.ref, access.site, seq,
                   access.guards, loops, access.result_used, access.source, access.operand_deps,
-                  access.operand_const, access.mask, access.operand_bits)
+                  access.operand_const, access.mask, access.operand_bits, context=context)
 
 
 _CALL_GRAPHS: dict = {}
@@ -269,7 +269,8 @@ class SummaryMixin:
                 stmts = outer + stmts
             if kind == "access":
                 self._emit_access(_moved(payload, self._next_seq(),
-                                         tuple(rec.key for rec in self.loop_stack)), stmts)
+                                         tuple(rec.key for rec in self.loop_stack),
+                                         prefix + payload.context[cut:]), stmts)
             elif kind == "created":
                 self._created(payload)
             elif kind == "load_ref":

@@ -210,6 +210,7 @@ fn chained_prefix(inv: Invocation, tile: u32, last: bool) -> ChainT {
       lb_end = LOOKBACK_DONE;
     }
   }
+  // wgprim: allow(lookback-depth) -- the host bounds the walk: where the driver caps loop iterations a dispatch spans at most lookback_tiles() tiles (ops/chained_scan.py)
   loop {
     let end = workgroupUniformLoad(&lb_end);
     if (end == LOOKBACK_DONE) {

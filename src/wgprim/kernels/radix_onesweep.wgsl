@@ -227,6 +227,7 @@ fn onesweep_lookback(t: u32, group: u32, count: u32, published: bool) -> u32 {
   var exclusive = 0u;
   var open = group > 0u && has_digit;  // tiles 0 .. next-1 are not yet summed
   var next = group;
+  // wgprim: allow(lookback-depth) -- the host bounds the walk: where the driver caps loop iterations a pass runs in windows of tiles a look-back fits in (ops/radix_sort.py onesweep_schedule)
   for (var round = 0u; round <= group; round++) {
     // Walk back while the predecessors' words are there, without the other digits.
     var stuck = 0u;  // 1 + the tile this digit found unpublished (0: none)

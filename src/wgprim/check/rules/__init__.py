@@ -7,7 +7,7 @@ Every rule module defines `ID` (stable, used by --select/--ignore and suppressio
 """
 from __future__ import annotations
 
-from . import flag_publish, global_barrier, nonuniform_barrier, same_dispatch_read, spin_wait
+from . import flag_publish, global_barrier, lookback_depth, nonuniform_barrier, same_dispatch_read, spin_wait
 
-ALL = [spin_wait, flag_publish, global_barrier, same_dispatch_read, nonuniform_barrier]
+ALL = [spin_wait, flag_publish, global_barrier, same_dispatch_read, nonuniform_barrier, lookback_depth]
 BY_ID = {rule.ID: rule for rule in ALL}

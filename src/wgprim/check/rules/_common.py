@@ -58,3 +58,15 @@ def _own_slot(ref) -> bool:
     return any(s.kind == "builtin" and (s.name in WORKGROUP_IDENTITY_BUILTINS or s.name in NONUNIFORM_BUILTINS)
                or (s.kind == "load" and s.loc is not None and s.loc.writable_storage)
                for s in ref.index_deps if not s.indirect)
+
+
+def other_phases(entry: EntryAnalysis, a, b) -> bool:
+    """Whether accesses `a` and `b` are in branches on different values of one selector
+    fixed for the dispatch (`params.phase == 1u` / `== 3u`), around them or around a call on
+    the way to them: never in the same dispatch."""
+    return entry.phases is not None and entry.phases.exclusive(_places(a), _places(b))
+
+
+def _places(access) -> list:
+    """The access and the calls on the way to it: a phase branch around any of them counts."""
+    return [(access.site.line, access.site.column)] + list(access.context)

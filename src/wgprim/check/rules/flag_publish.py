@@ -1,7 +1,8 @@
 """flag-publish: an atomic flag used to publish ordinary writes to another workgroup."""
 from __future__ import annotations
 
-from ._common import finding, touches
+from .. import indices
+from ._common import finding, other_phases, touches
 
 ID = "flag-publish"
 SUMMARY = "atomic 'ready' flag used to publish or guard ordinary storage writes (atomics are not ordering)"
@@ -23,7 +24,17 @@ release that follows is part of the same problem and is not reported again. An e
 written for a one-invocation dispatch (workgroup size 1, no address built from an id, no
 waiting loop) reads back its own writes in program order and is not flagged, nor is a
 slot claimed with `atomicAdd` (a work queue) read and written at the index it returned:
-the claimer owns it. Nor is a guard on a word this dispatch never sets (or sets only in bits the guard masks out): a
+the claimer owns it, nor a read of what the invocation or its workgroup wrote itself at an
+index built from its ids alone (`out[wid.x] = word & M;` then `atomicStore(&flags[wid.x],
+F | out[wid.x])`: no other workgroup's index is `wid.x`), unless the flag is indexed like
+the data (`ready[i]` beside `data[i]`, the message-passing shape). Nor is a claim: a word that an `atomicExchange` or
+`atomicCompareExchangeWeak` only ever sets to one constant in the dispatch, never back
+(`if (atomicExchange(&tag[cell], 1u) == 0u)` to process each cell once): its old value says
+who got the cell first, and no one released it after writing data. A word set back
+(`atomicStore(&tag[cell], 0u)` after the writes) is a lock, and reported. Also a claim: one
+tested for a value that no store of the dispatch writes back (`atomicExchange(&tag, ACTIVE)
+== OTHER` while other stores set SOURCE, never OTHER: tags that only move forward). Nor is
+a guard on a word this dispatch never sets (or sets only in bits the guard masks out): a
 failure bit that earlier dispatches wrote, checked before starting, publishes nothing. ORing
 back bits just read from the word (`let failed = atomicLoad(&failures) & EARLIER;` then
 `atomicOr(&failures, failed)`, through lets, variables and workgroup memory) passes a
@@ -53,7 +64,34 @@ if (atomicLoad(&ready[j]) == 1u) {
 """
 
 
-def _flag_guards(entry, read, masks):
+_CLAIMING = ("atomicExchange", "atomicCompareExchangeWeak")
+
+
+def _only_claimed(entry, guard, ref) -> bool:
+    """Whether the word an exchange reads only ever goes one way in this dispatch: every
+    write of it is an exchange or compare-exchange storing the same constant, and nothing
+    sets it back (no store, no other value). Its old value then tells the invocation only
+    whether it claimed the word first (a cell processed once); no one released it after
+    writing data, so nothing is published through it."""
+    values, exchanges_only = set(), True
+    for w in entry.accesses:
+        if not (w.atomic and w.kind in ("write", "rmw")) or w.unchanged:
+            continue
+        if not (w.ref.same_place(ref) if ref is not None else w.loc.overlaps(guard.loc)):
+            continue
+        if w.operand_const is None or w.op not in _CLAIMING + ("atomicStore",):
+            return False
+        exchanges_only = exchanges_only and w.op in _CLAIMING
+        values.add(w.operand_const)
+    if exchanges_only and len(values) == 1:
+        return True
+    # the value the claimer tests the old word for (`old == FREE`) is never stored back:
+    # only the first exchange can find it
+    tested = entry.compared.get(guard.direct(), set())
+    return bool(tested) and not tested & values
+
+
+def _flag_guards(entry, read, masks, waited):
     """The atomic reads guarding `read` that can be flags of this dispatch: another word,
     which this dispatch sets (in the bits the guard looks at). A word only earlier
     dispatches wrote, such as a failure bit checked before starting, publishes nothing;
@@ -68,6 +106,8 @@ def _flag_guards(entry, read, masks):
         if g.direct() in claimed:
             continue  # a slot claimed with atomicAdd, read at its own index: owned, not published
         ref = entry.load_refs.get(g)
+        if g.rmw in _CLAIMING and g not in waited and _only_claimed(entry, g, ref):
+            continue  # a claim: it decides who works on the data, not that the data is ready
         if any(w.atomic and w.kind in ("write", "rmw")
                and (w.ref.same_place(ref) if ref is not None else w.loc.overlaps(g.loc))
                and touches(w, masks.get(g)) for w in entry.accesses):
@@ -97,6 +137,18 @@ def _own_element(a, b) -> bool:
                     for s in deps))
 
 
+def _own_workgroup_word(a, b) -> bool:
+    """Whether two references name one word that only this workgroup's place picks: the
+    same index, exactly, as a sum of `workgroup_id` and dispatch constants (`out[wid.x]`,
+    `out[wid.x * 2u + 1u]`, through lets and calls): no other workgroup's index is that
+    word, so what is read there this workgroup wrote itself."""
+    if len(a.index_shapes) != 1 or a.index_shapes != b.index_shapes:
+        return False
+    shape = a.index_shapes[0]
+    return (shape is not None and shape.known and shape.lo == shape.hi
+            and any(key[0] == indices.WORKGROUP for key, _ in shape.terms if isinstance(key, tuple)))
+
+
 def _paired(entry, flags, read) -> bool:
     """Whether a flag is indexed like the data (`ready[i]` beside `data[i]`): the
     message-passing shape, whoever the index belongs to."""
@@ -117,12 +169,14 @@ def check(entries):
         for read in entry.accesses:
             if read.kind != "read" or read.atomic or not read.loc.writable_storage:
                 continue
-            flags = _flag_guards(entry, read, masks)
+            flags = _flag_guards(entry, read, masks, waited)
             if not flags:
                 continue
             written = [w for w in plain_writes
                        if w.ref.same_place(read.ref) and not _same_claim(w.ref, read.ref)
-                       and not (_own_element(w.ref, read.ref) and not _paired(entry, flags, read))]
+                       and not other_phases(entry, w, read)
+                       and not ((_own_element(w.ref, read.ref) or _own_workgroup_word(w.ref, read.ref))
+                                and not _paired(entry, flags, read))]
             if not flags or not written:
                 continue
             consumers.append((read, flags))

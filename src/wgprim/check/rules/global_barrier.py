@@ -1,8 +1,9 @@
 """global-barrier: a barrier, or an arrival counter, used as if it waited for all workgroups."""
 from __future__ import annotations
 
+from .. import indices
 from ..model import WORKGROUP_IDENTITY_BUILTINS
-from ._common import arrival_counter, finding
+from ._common import arrival_counter, finding, other_phases
 
 ID = "global-barrier"
 SUMMARY = "barrier or atomic arrival counter used as if it synchronized workgroups"
@@ -17,12 +18,25 @@ DOC = """\
   `workgroup_id` or `global_invocation_id`, the read's does not: it reads other workgroups'
   slots) — e.g. each workgroup writes its partial sum and workgroup 0 then adds them all up.
   The barrier is reported.
+- The same barrier when each invocation writes inside its workgroup's own slice
+  (`data[gid.x]`, `data[wid.x * 64u + lid.x]`) and the read after it, at an index computed
+  from the ids and constants alone, can leave that slice: `data[(gid.x + 64u) %
+  arrayLength(&data)]` or `data[gid.x + 1u]` at a workgroup size of 64 reads a neighbour
+  workgroup's element. Reads that stay in the slice (`data[wid.x * 64u + (lid.x + 1u) %
+  64u]`) are not flagged, nor indices whose arithmetic the checker does not follow
+  (`gid.x ^ 1u`) or that are read from memory.
 - An atomic arrival counter waited on: every workgroup increments a counter (`atomicAdd`,
   `atomicSub`, ...) before the loop, then loops until it reaches the number of workgroups.
   The loop is reported here and not as a `spin-wait`. An exchange before a loop is not an
   arrival (it is a lock taken or released), nor is an add into a slot chosen by the
   workgroup's id or by a tile it claimed (a look-back publishing its aggregate), nor a
   count in workgroup memory: those loops are `spin-wait`s.
+
+Not flagged: a write and a read in branches on different values of one selector that is
+fixed for the dispatch (`if (pc.phase == 1u)` and `if (pc.phase == 3u)`, or the cases of a
+`switch` on it; a member of a uniform buffer or push constant, or an `override`): the host
+runs each phase as its own dispatch. A phase branch around a call on the way to the access
+counts too (`if (pc.phase == 0u) { store_block(); }`).
 
 **Why it is wrong.** `storageBarrier()` orders the calling workgroup's own storage accesses;
 `workgroupBarrier()` synchronizes the invocations of one workgroup. Neither waits for any
@@ -46,6 +60,31 @@ if (wid.x == 0u && lid.x == 0u) {
 """
 
 
+def _own_slice(shape) -> bool:
+    """An index that stays in its workgroup's window (`gid.x`, `wid.x * 64u + lid.x`)."""
+    return shape is not None and indices.apart_between_workgroups(shape, shape)
+
+
+def _leaves_own_slice(entry, writes, barrier, read):
+    """The write before the barrier that keeps to each workgroup's own slice of a buffer
+    which the read after it, at an index computed from the ids and constants alone, can
+    leave (`data[(gid.x + 64u) % arrayLength(&data)]` after `data[gid.x] = ...`): the read
+    takes a neighbour workgroup's element."""
+    if len(read.ref.index_shapes) != 1 or any(
+            s.kind == "load" and not s.indirect and s.loc is not None and s.loc.space != "uniform"
+            for s in read.ref.index_deps):
+        return None  # an index read from memory: where it points is not followed
+    r = read.ref.index_shapes[0]
+    if r is None or not r.known:
+        return None  # arithmetic not followed (`gid.x ^ 1u`): no claim either way
+    for w in writes:
+        if (w.seq < barrier.seq and len(w.ref.index_shapes) == 1 and _own_slice(w.ref.index_shapes[0])
+                and w.ref.same_place(read.ref) and not other_phases(entry, w, read)
+                and not indices.apart_between_workgroups(w.ref.index_shapes[0], r)):
+            return w
+    return None
+
+
 def _identifies_workgroup(deps) -> bool:
     return any(s.kind == "builtin" and s.name in WORKGROUP_IDENTITY_BUILTINS and not s.indirect
                for s in deps)
@@ -60,10 +99,21 @@ def _barrier_read(entry):
         if barrier.name not in ("storageBarrier", "workgroupBarrier"):
             continue
         for read in entry.accesses:
-            if (read.kind != "read" or read.atomic or read.seq < barrier.seq
-                    or not read.loc.writable_storage or _identifies_workgroup(read.ref.index_deps)):
+            if read.kind != "read" or read.atomic or read.seq < barrier.seq or not read.loc.writable_storage:
                 continue
-            writes = [w for w in per_workgroup_writes if w.seq < barrier.seq and w.ref.same_place(read.ref)]
+            if _identifies_workgroup(read.ref.index_deps):
+                slice_write = _leaves_own_slice(entry, per_workgroup_writes, barrier, read)
+                if slice_write is not None:
+                    yield finding(
+                        ID, SEVERITY, barrier.site,
+                        f"{barrier.name}() does not wait for other workgroups: each workgroup writes "
+                        f"its own slice of `{slice_write.loc}` (line {slice_write.site.line}), and the "
+                        f"read at line {read.site.line} (index `{read.ref.index_texts[0]}`) can reach "
+                        "another workgroup's slice, which may not be written yet", HINT)
+                    break
+                continue
+            writes = [w for w in per_workgroup_writes if w.seq < barrier.seq and w.ref.same_place(read.ref)
+                      and not other_phases(entry, w, read)]
             if writes:
                 yield finding(
                     ID, SEVERITY, barrier.site,

@@ -1,7 +1,8 @@
 """same-dispatch-read: reading an atomic accumulator in the dispatch that accumulates it."""
 from __future__ import annotations
 
-from ._common import COUNTING_RMW, finding, touches
+from .. import indices
+from ._common import COUNTING_RMW, finding, other_phases, touches
 
 ID = "same-dispatch-read"
 SUMMARY = "atomic accumulator (counter, histogram bin, global min/max) read as final in the dispatch that accumulates it"
@@ -21,7 +22,9 @@ used, `atomicAdd(&x, 0u)` (a read, not an accumulation), another constant index 
 array (`bump[1]` while `bump[0]` is added to), another region of one flat buffer
 (`ctl[ARGS + 1u]` while `ctl[COUNTERS + gid.x % 16u]` is added to: the ranges never
 meet; or `counts[pass * 256u + lid.x]`, with `pass < 4u`, while every workgroup adds to
-`counts[1024u + wid.x * 256u + lid.x]`: the workgroup ids are bounded), this workgroup's own region of a buffer (`hist[wid.x][lid.x]` after
+`counts[1024u + wid.x * 256u + lid.x]`: the workgroup ids are bounded; `pass` may be
+loaded from storage when every store of it in the module is bounded, as in
+`info.pass = (info.pass + 1u) % 2u`), this workgroup's own region of a buffer (`hist[wid.x][lid.x]` after
 `atomicAdd(&hist[wid.x][bin], 1u)`, or flat: `hist[wid.x * 64u + lid.x]` after
 `atomicAdd(&hist[wid.x * 64u + (key & 63u)], 1u)` in a workgroup of 64), and bits masked
 out of a flag word that this
@@ -35,7 +38,15 @@ only be late, never wrong), and a bounded rendezvous: a count that only grows, p
 loop with a bound of its own until it reaches a limit (`if (polls == 1024u || seen >= N)
 { break; }` with `seen = atomicAdd(&arrivals, 0u)`), whatever the spelling (a variable, a
 helper that returns the count). The value must serve only as the larger side of `>=` or
-`>`: stored or compared otherwise, it is a partial total.
+`>`: stored or compared otherwise, it is a partial total. Nor a read and an accumulation in
+branches on different values of one dispatch-uniform selector (`switch (params.phase)`,
+see `global-barrier`): separate dispatches. Nor a lock holder's release: a load of the
+word this invocation locked (a compare-exchange, exchange or OR on it guards the load, as
+after `if (!try_lock(t)) { return; }`) whose value it stores back (`atomicStore(&info[t],
+cur & ~LOCKED)`). Nor a read that only one workgroup makes (`if (wid.x == 0u)`) inside
+its own window of a buffer that every workgroup adds into by windows (`hist[wid.x * 256u +
+d]`): the first workgroup of a scatter reading the totals a previous dispatch left in
+partition 0.
 
 **Why it is wrong.** Atomics make the total exact, not early: while this workgroup reads,
 workgroups that have not run yet (or are running now) have still to add their part. The
@@ -78,6 +89,45 @@ def _best_effort(entry, read, adds) -> bool:
     return read.source in entry.best_effort_reads and all(_grows(a) for a in adds)
 
 
+def _other_workgroups_miss(entry, read, add) -> bool:
+    """Whether only one workgroup k makes the read (`if (wid.x == 0u)`), every workgroup adds
+    inside its own window (`hist[wid.x * 256u + d]`, d < 256), and the read stays in window
+    k: the only adds it can meet are its own workgroup's, none of another."""
+    if entry.phases is None or len(read.ref.index_shapes) != 1 or len(add.ref.index_shapes) != 1:
+        return False
+    only = entry.phases.workgroup_of(read.site)
+    r, a = read.ref.index_shapes[0], add.ref.index_shapes[0]
+    if not (r is not None and a is not None and r.interval and a.known and len(a.terms) == 1):
+        return False
+    (key, coef), = a.terms
+    if not (isinstance(key, tuple) and key[0] == indices.WORKGROUP and key[1] in only and coef > 0):
+        return False
+    if a.hi - a.lo >= coef:
+        return False  # the windows of two workgroups may meet
+    base = only[key[1]] * coef
+    return base + a.lo <= r.lo and r.hi <= base + a.hi
+
+
+_ACQUIRING = ("atomicCompareExchangeWeak", "atomicExchange", "atomicOr")
+
+
+def _own_lock_release(entry, read) -> bool:
+    """A lock holder's release: the load runs only once this invocation took the lock in
+    that very word (a compare-exchange, exchange or OR on it guards the load), and its value
+    is stored back into the word (`atomicStore(&w[i], cur & ~LOCKED)`). Nor a read that only one workgroup makes (`if (wid.x == 0u)`) inside
+its own window of a buffer that every workgroup adds into by windows (`hist[wid.x * 256u +
+d]`): the first workgroup of a scatter reading the totals a previous dispatch left in
+partition 0. While it holds the
+    lock the others only try it and fail: the value is not a partial total."""
+    held = any(g.rmw in _ACQUIRING and (ref := entry.load_refs.get(g)) is not None
+               and ref.same_place(read.ref) and ref.index_texts == read.ref.index_texts
+               for g in read.guards)
+    return held and any(
+        w.kind == "write" and w.atomic and w.seq > read.seq and read.source in w.operand_deps
+        and w.ref.same_place(read.ref) and w.ref.index_texts == read.ref.index_texts
+        for w in entry.accesses)
+
+
 def check(entries):
     for entry in entries:
         if entry.single_invocation:
@@ -97,12 +147,15 @@ def check(entries):
             if not read.result_used:
                 continue  # a load whose value nobody looks at reads nothing as final
             adds = [a for a in accumulated if a.ref.same_place(read.ref) and touches(a, read.mask)
-                    and not a.ref.own_workgroup_index(read.ref)]
+                    and not a.ref.own_workgroup_index(read.ref) and not other_phases(entry, a, read)
+                    and not _other_workgroups_miss(entry, read, a)]
             if not adds:
                 continue
             if any(read.source in a.operand_deps or set(a.loops) & set(read.loops) for a in adds):
                 continue  # the old value a compare-exchange loop starts from
             if _capacity_check(entry, read, adds) or _best_effort(entry, read, adds):
+                continue
+            if _own_lock_release(entry, read):
                 continue
             yield finding(
                 ID, SEVERITY, read.site,

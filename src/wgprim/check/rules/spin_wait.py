@@ -23,7 +23,8 @@ invocation — in practice another workgroup — changes that memory. In detail:
   before the only `break`.
 - *Progress* is a counter the loop advances itself — a variable assigned from its own
   value (`spins += 1u`, `look -= 1u`), not from the value it waits for — that an exit
-  tests, or a store or add to the very word it waits on (an `atomicAdd` work queue, a
+  tests, a workgroup variable it steps by a constant (`s_back -= 1u`: a look-back index the
+  workgroup shares) that an exit depends on, or a store or add to the very word it waits on (an `atomicAdd` work queue, a
   flag the loop resets each round). Writes on the way out (publish, then `break`) and writes to
   another word (`flags[me]` while waiting on `flags[me - 1u]`) are not progress.
 - `atomicExchange`, `atomicCompareExchangeWeak` with a constant expected value,

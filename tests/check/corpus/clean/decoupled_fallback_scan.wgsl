@@ -29,7 +29,7 @@ fn look_back(tile: u32) -> u32 {
   var acc = 0u;
   var look = tile - 1u;
   var spins = 0u;
-  loop {
+  loop {  // expect: lookback-depth (its walk reaches as far back as the dispatch)
     let s = atomicLoad(&tile_state[look]);
     let status = s & 3u;
     if (status == STATUS_PREFIX) {

@@ -12,7 +12,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
   if (lid.x == 0u) { wg_locked = select(1u, 0u, wid.x == 0u); }
   var back = wid.x;
   var locked = workgroupUniformLoad(&wg_locked);
-  while (locked == 1u) {
+  while (locked == 1u) {  // expect: lookback-depth (its walk reaches as far back as the dispatch)
     var leader = lid.x == 0u;
     if (leader) {
       var spins = 0u;

@@ -9,7 +9,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
   if (lid.x == 0u) { wg_locked = 1u; }
   var back = wid.x;
   var locked = workgroupUniformLoad(&wg_locked);
-  while (locked == 1u) {
+  while (locked == 1u) {  // expect: lookback-depth (its walk reaches as far back as the dispatch)
     if (lid.x == 0u && back > 0u) {
       if (atomicLoad(&progress[back - 1u]) == 2u) { wg_locked = 0u; }
     }

@@ -34,7 +34,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>) {
     var acc = 0u;
     var look = id - 1u;
     var locked = workgroupUniformLoad(&lock);
-    while (locked == LOCKED) {
+    while (locked == LOCKED) {  // expect: lookback-depth (its walk reaches as far back as the dispatch)
       if (lid.x == 0u) {
         var spins = 0u;
         for (; spins < MAX_SPIN; ) {

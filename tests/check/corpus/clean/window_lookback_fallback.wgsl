@@ -71,7 +71,7 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     lb_fallback = DONE;
     lb_prefix = 0u;
   }
-  loop {
+  loop {  // expect: lookback-depth (its walk reaches as far back as the dispatch)
     let end = workgroupUniformLoad(&lb_end);
     if (end == DONE) { break; }
     windows(t, end, &acc, &polls);

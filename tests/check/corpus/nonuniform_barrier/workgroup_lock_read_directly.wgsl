@@ -15,7 +15,7 @@ fn bounded(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_inde
   }
   workgroupBarrier();
   var lookback = wid.x;
-  while (locked == 1u) {
+  while (locked == 1u) {  // expect: lookback-depth (its walk reaches as far back as the dispatch)
     workgroupBarrier(); // expect: nonuniform-barrier
     if (li == 0u) {
       for (var spins = 0u; spins < BUDGET; spins++) {
@@ -73,7 +73,7 @@ fn bounded_with_reduction(@builtin(workgroup_id) wid: vec3<u32>,
   }
   workgroupBarrier();
   var lookback = wid.x;
-  while (locked == 1u) {
+  while (locked == 1u) {  // expect: lookback-depth (its walk reaches as far back as the dispatch)
     workgroupBarrier(); // expect: nonuniform-barrier
     if (li == 0u) {
       for (var spins = 0u; spins < BUDGET; spins++) {
