@@ -1,9 +1,9 @@
 """LSD radix sort: records the dispatch chain of the radix kernels into a Program.
 
 Keys are 32 bits, sorted 8 bits per pass (at most 4 passes), in one of two schedules:
-- multi-pass: per digit radix count (1 dispatch; the first pass's is made by the probe
-  when the one-shot sorts probe) -> radix scan of the counts (the scan's own rule: the
-  single-pass scan, 2 dispatches, from 4097 counts on) -> radix scatter (1 dispatch);
+- multi-pass: per digit radix count (1 dispatch) -> radix scan of the counts (the scan's
+  own rule: the single-pass scan, 2 dispatches, from 4097 counts on) -> radix scatter (1
+  dispatch);
 - one-sweep (kernels/radix_onesweep.wgsl): clear + histogram of all 4 digits + digit
   starts (3 small dispatches), then per digit ONE dispatch that ranks, looks back at the
   tiles before it for its global offsets (decoupled fallback: never waits) and scatters.

@@ -97,7 +97,7 @@ def _block_tiles(device, chosen: SelectPolicy) -> int:
     return tpw
 
 
-def _as_mask(mask, n: int | None = None, shape=None) -> Array:
+def _as_mask(mask, shape=None) -> Array:
     m = as_input(mask)
     if m.dtype != BOOL:
         raise TypeError(f"mask must be a bool array, not {m.dtype}")

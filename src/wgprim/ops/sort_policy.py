@@ -29,9 +29,9 @@ SCAN_METHODS = (None, "reduce-then-scan", "single-pass")
 
 @dataclasses.dataclass(frozen=True)
 class SortPolicy:
-    """The radix sort's choices. Every value is exact; they differ in speed only, except
-    the two fields tests use to reach the one-sweep fallback (`spin`, `silent_every`) and
-    the limit they lower (`onesweep_max_keys`)."""
+    """The radix sort's choices. Every value gives exact results; they differ in speed,
+    and `spin`, `silent_every` and `onesweep_max_keys` also let tests reach the one-sweep
+    passes' fallbacks (the look-back that counts a tile itself, the multi-pass sort)."""
 
     # Rank keys by subgroup match (kernels/radix_scatter_match.wgsl) where the device has
     # subgroups that fit; False: two 4-bit splits per digit (kernels/radix_sort.wgsl).
