@@ -56,7 +56,8 @@ EMITS = (None, "subgroup", "words")
 @dataclasses.dataclass(frozen=True)
 class SelectPolicy:
     """Compaction's and unique's choices (read where their recorders are looked up;
-    wgprim.tuning). Measurements behind the defaults: docs/histogram_select.md."""
+    wgprim.tuning). Measurements behind the defaults: docs/histogram_select.md and
+    docs/scan.md."""
 
     # Tiles per workgroup (a block): the count and the scan work per block, the scatter
     # walks the block's tiles in order (on an H200 one tile per workgroup is fastest).
@@ -65,7 +66,8 @@ class SelectPolicy:
     # "subgroup" (each store instruction of a subgroup writes one unbroken run of the
     # output; needs subgroups of consecutive invocations), "words" (each invocation writes
     # the kept elements of its own 4 consecutive ones), or None: "subgroup" where the
-    # adapter allows it and the input has more than subgroup_emit_above elements.
+    # adapter allows it and the input has more than subgroup_emit_above elements (measured:
+    # docs/scan.md).
     emit: str | None = None
     subgroup_emit_above: int = 1 << 22
     # unique(return_inverse=True) by sorting: order the inverse's writes by destination
