@@ -9,7 +9,7 @@ parts: r<rows> (vec4s per invocation of the striped layout: tiles of 1024 * rows
 elements), k<states per look-back lane>, spin<budget>, blocked (the blocked layout),
 nolb (no look-back: wrong results, not checked; what the kernel costs without it), loops
 (the kernel's `// unroll` loops compiled as written). E.g. r8-k1, r4-loops. Compaction variants: `3phase`, `default`, or k<states per lane>,
-each with `-words` for the tiles written one invocation per 4 elements (select.EMIT).
+each with `-words` for the tiles written one invocation per 4 elements (SelectPolicy.emit).
 
 benchmarks/scan-h200-2026-12-01-confirm.json came from
     --variants rts,default,nolb,r4-w1-s4-pf,r4-w1-s4-if,r8-w1-s4,r8-nolb,r16-nolb,r4-spin0,r4-spin16
@@ -57,6 +57,7 @@ from wgprim.ops.scan import ScanRecorder, cumsum_error_bound  # noqa: E402
 from wgprim.bench.timing import profile_scale  # noqa: E402
 from wgprim.pipelines import get_pipeline
 from wgprim.program import Program  # noqa: E402
+from wgprim.tuning import using  # noqa: E402
 
 
 CHECK_SHRINK = 1  # --check-shrink: smaller check sizes for a dry run on a CPU adapter
@@ -117,8 +118,7 @@ class Compaction:
 
     def __init__(self, x, m, variant):
         opts = parse_variant(variant)
-        saved, select.EMIT = select.EMIT, opts.pop("emit", None)  # how tiles are written
-        try:
+        with using(select.SelectPolicy, emit=opts.pop("emit", None)):  # how tiles are written
             self.p = Program(m.device, label="compact", transient=False)
             if variant.startswith("3phase"):
                 recorder = select.CompactRecorder(m.device, x.dtype, True)
@@ -129,8 +129,6 @@ class Compaction:
                 self.outs = [wgprim.empty((c.count,), x.dtype) for c in compaction.parts(m.device, m.size)]
                 self.totals = wgprim.empty((len(self.outs),), np.uint32)
                 compaction.record_compact(self.p, x, m, self.outs, self.totals, **opts)
-        finally:
-            select.EMIT = saved
 
     def result(self, dt):
         return select._gather_outputs(self.outs, self.totals.numpy(), dt).numpy()

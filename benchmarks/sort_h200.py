@@ -5,7 +5,7 @@ interleaved after warm-up, medians. Prints a table and writes JSON.
     python3 benchmarks/sort_h200.py --out DIR            # full run (H200: ~2-3 minutes)
     python3 benchmarks/sort_h200.py --quick --out DIR    # small sizes, no CuPy/torch needed
     python3 benchmarks/sort_h200.py --profile --out DIR  # where a scatter pass spends its
-        # time: stripped-down and reshaped passes (PROFILE below), per-dispatch GPU times,
+        # time: reshaped passes (PROFILE below), per-dispatch GPU times,
         # interleaved with the copy kernel, CuPy and torch (--quick: small, no references)
 
 wgprim must be importable (PYTHONPATH=src).
@@ -13,6 +13,7 @@ wgprim must be importable (PYTHONPATH=src).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -22,17 +23,16 @@ import numpy as np
 
 import wgprim
 from wgprim.array import asarray
-from wgprim.ops import radix_sort
 from wgprim.api.sort import SortPlan, argsort, sort, sort_pairs
+from wgprim.ops.sort_policy import SortPolicy
 from wgprim.profiling import profile
+from wgprim.tuning import using
 
-DEFAULTS = dict(USE_ONESWEEP=radix_sort.USE_ONESWEEP, MATCH_ITEMS=radix_sort.MATCH_ITEMS,
-                ONESWEEP_SPIN=radix_sort.ONESWEEP_SPIN, ONESWEEP_FAULT=radix_sort.ONESWEEP_FAULT,
-                HIST_TILES=radix_sort.HIST_TILES, ONESWEEP_CLAIM=radix_sort.ONESWEEP_CLAIM,
-                MATCH_WG=radix_sort.MATCH_WG, MATCH_SHUFFLE=radix_sort.MATCH_SHUFFLE, MATCH_RANK=radix_sort.MATCH_RANK,
-                ONESWEEP_LOOKBACK=radix_sort.ONESWEEP_LOOKBACK, ONESWEEP_EARLY=radix_sort.ONESWEEP_EARLY,
-                OFFSETS_BY_TILE=radix_sort.OFFSETS_BY_TILE, ONESWEEP_LOOK_AHEAD=radix_sort.ONESWEEP_LOOK_AHEAD,
-                SCAN_METHOD=radix_sort.SCAN_METHOD)
+# The settings' names in this script (and its JSON) -> SortPolicy's fields.
+FIELDS = dict(USE_ONESWEEP="onesweep", MATCH_ITEMS="match_items", ONESWEEP_SPIN="spin",
+              ONESWEEP_FAULT="silent_every", HIST_TILES="hist_tiles", ONESWEEP_CLAIM="claim_tiles",
+              MATCH_WG="match_wg", MATCH_SHUFFLE="shuffle", ONESWEEP_EARLY="onesweep_early",
+              OFFSETS_BY_TILE="offsets_by_tile", ONESWEEP_LOOK_AHEAD="look_ahead", SCAN_METHOD="scan_method")
 # The variants compared (ranking by subgroup match; items = keys per invocation).
 CONFIGS = {
     "multi16": dict(USE_ONESWEEP=False, MATCH_ITEMS=16),
@@ -43,9 +43,20 @@ CONFIGS = {
 }
 
 
+_configured = contextlib.ExitStack()
+
+
 def configure(**overrides):
-    for name, value in {**DEFAULTS, **overrides}.items():
-        setattr(radix_sort, name, value)
+    """The SortPolicy with these settings in force from now on (none: the defaults);
+    MATCH_RANK="serial" is the item-by-item ranking."""
+    global _configured
+    _configured.close()
+    _configured = contextlib.ExitStack()
+    changes = {FIELDS[name]: value for name, value in overrides.items() if name != "MATCH_RANK"}
+    if overrides.get("MATCH_RANK") == "serial":
+        changes["serial_ranking"] = True
+    if changes:
+        _configured.enter_context(using(SortPolicy, **changes))
 
 
 _KEYS = {}
@@ -149,8 +160,7 @@ SHAPES = {
     "wg512x12": dict(MATCH_WG=512, MATCH_ITEMS=12),
     "wg512x16": dict(MATCH_WG=512, MATCH_ITEMS=16),
 }
-# name -> (what, config, exact). Variants not exact move the keys through the same kernel
-# with a step stripped out (results not sorted): they are timed, not checked.
+# name -> (what, config, exact).
 PROFILE = {}
 for _shape, _config in SHAPES.items():
     for _what in ("keys", "pairs"):
@@ -168,23 +178,14 @@ for _what in ("keys", "pairs"):
             PROFILE[f"{_k} {_shape} serial {_what}"] = (_what, dict(USE_ONESWEEP=_k == "one", ONESWEEP_EARLY=True,
                                                                    MATCH_RANK="serial", **SHAPES[_shape]), True)
 PROFILE.update({
-    "one wg256x16 late keys": ("keys", dict(USE_ONESWEEP=True), True),
-    "one wg256x16 late pairs": ("pairs", dict(USE_ONESWEEP=True), True),
+    "one wg256x16 late keys": ("keys", dict(USE_ONESWEEP=True, ONESWEEP_EARLY=False), True),
+    "one wg256x16 late pairs": ("pairs", dict(USE_ONESWEEP=True, ONESWEEP_EARLY=False), True),
     "multi wg256x16 by-tile keys": ("keys", dict(USE_ONESWEEP=False, OFFSETS_BY_TILE=True), True),
     "multi wg256x16 by-tile pairs": ("pairs", dict(USE_ONESWEEP=False, OFFSETS_BY_TILE=True), True),
-    "multi wg256x16 by-tile rank=none keys": ("keys", dict(USE_ONESWEEP=False, OFFSETS_BY_TILE=True,
-                                                           MATCH_RANK="none"), False),
-    "multi wg256x16 rank=atomic keys": ("keys", dict(USE_ONESWEEP=False, MATCH_RANK="atomic"), False),
-    "multi wg256x16 rank=none keys": ("keys", dict(USE_ONESWEEP=False, MATCH_RANK="none"), False),
-    "one wg256x16 no-lookback keys": ("keys", dict(USE_ONESWEEP=True, ONESWEEP_LOOKBACK=False), False),
-    "multi wg256x20 rank=none keys": ("keys", dict(USE_ONESWEEP=False, MATCH_ITEMS=20, MATCH_RANK="none"), False),
     "multi wg256x20 scan3 keys": ("keys", dict(USE_ONESWEEP=False, MATCH_ITEMS=20, SCAN_METHOD="reduce-then-scan"),
                                   True),
     "multi wg256x20 scan3 pairs": ("pairs", dict(USE_ONESWEEP=False, MATCH_ITEMS=20,
                                                  SCAN_METHOD="reduce-then-scan"), True),
-    "one wg256x16 rank=none keys": ("keys", dict(USE_ONESWEEP=True, ONESWEEP_EARLY=True, MATCH_RANK="none"), False),
-    "one wg256x16 rank=none no-lookback keys": ("keys", dict(USE_ONESWEEP=True, MATCH_RANK="none",
-                                                             ONESWEEP_LOOKBACK=False), False),
 })
 for _what, _config, _exact in PROFILE.values():  # names say the shape: 16 keys per invocation
     if "MATCH_ITEMS" not in _config:
@@ -195,7 +196,7 @@ for _name, (_what, _config, _exact) in PROFILE.items():
 
 def pick(medians):
     """The shape with the least keys + pairs time (each in its faster schedule) and the
-    schedule setting that goes with it: (shape, settings for radix_sort)."""
+    schedule setting that goes with it: (shape, settings for configure)."""
     best = None
     for shape, config in SHAPES.items():
         ms = {(k, w): medians.get(f"{k} {shape} {w}") for k in ("multi", "one") for w in ("keys", "pairs")}

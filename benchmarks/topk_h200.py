@@ -20,7 +20,9 @@ import wgprim
 from wgprim import registry
 from wgprim.bench import harness, timing
 from wgprim.ops import topk as topk_ops
+from wgprim.ops.topk import TopkPolicy
 from wgprim.profiling import profile
+from wgprim.tuning import using
 
 
 def gpu_ms(call) -> float:
@@ -40,6 +42,14 @@ def with_setting(module, name, value, call):
             return call()
         finally:
             setattr(module, name, saved)
+    return run
+
+
+def with_policy(call, **changes):
+    """`call` run with these TopkPolicy fields changed (a variant of a default)."""
+    def run():
+        with using(TopkPolicy, **changes):
+            return call()
     return run
 
 
@@ -81,7 +91,7 @@ def main() -> None:
         if label == "normal":
             for groups in (512, 2048):
                 add(f"topk(x, 100) {label} MAX_GROUPS={groups}",
-                    with_setting(topk_ops, "MAX_GROUPS", groups, lambda gx=gx: wgprim.topk(gx, 100)), nbytes=x.nbytes)
+                    with_policy(lambda gx=gx: wgprim.topk(gx, 100), max_groups=groups), nbytes=x.nbytes)
         del x
 
     # top-k of rows of 256
@@ -94,8 +104,8 @@ def main() -> None:
         lambda: torch.topk(tr, 16, dim=-1), None, r.nbytes)
     for per_lane, min_lanes in ((8, 16), (32, 8)):
         add(f"topk rows ROWS_PER_LANE={per_lane} ROWS_MIN_LANES={min_lanes}",
-            with_setting(topk_ops, "ROWS_PER_LANE", per_lane, with_setting(
-                topk_ops, "ROWS_MIN_LANES", min_lanes, lambda: wgprim.topk(gr, 16))), nbytes=r.nbytes)
+            with_policy(lambda: wgprim.topk(gr, 16), rows_per_lane=per_lane, rows_min_lanes=min_lanes),
+            nbytes=r.nbytes)
     add("topk rows, bitonic top-k (previous)",
         with_setting(topk_ops, "ROWS_MAX_K", 0, lambda: wgprim.topk(gr, 16)), nbytes=r.nbytes)
     del r

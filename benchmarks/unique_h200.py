@@ -12,6 +12,7 @@ wgprim must be importable (PYTHONPATH=src).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -23,7 +24,9 @@ import wgprim
 from wgprim.array import asarray
 from wgprim.bench.timing import CallTimer, CudaTimer, steps_ms
 from wgprim.device import get_device
-from wgprim.ops import select, unique_dense
+from wgprim.ops.select import SelectPolicy
+from wgprim.ops.unique_dense import UniqueDensePolicy
+from wgprim.tuning import using
 
 
 def distributions(n: int, rng) -> dict:
@@ -50,15 +53,20 @@ ALL_KINDS = ("quarter", "wide", "2^20", "2^22")
 
 # dense_mark's grid: workgroups (each fills and flushes its cache once)
 MARK_VARIANTS = ["bitmap-g1024", "bitmap-g16384"]
-DEFAULT_GROUPS = unique_dense.MARK_GROUPS
+DEFAULT_GROUPS = UniqueDensePolicy().mark_groups
+_configured = contextlib.ExitStack()
 
 
 def configure(path: str) -> None:
     """bitmap[-gN]: the default (N: dense_mark's workgroups); sort: the sort path;
-    sort-direct: the sort path with the inverse's scatter not ordered by window first."""
-    unique_dense.ENABLED = not path.startswith("sort")
-    select.INVERSE_BY_WINDOWS = path != "sort-direct"
-    unique_dense.MARK_GROUPS = int(path.split("-g")[1]) if "-g" in path else DEFAULT_GROUPS
+    sort-direct: the sort path with the inverse's scatter not ordered by window first.
+    In force until the next configure()."""
+    global _configured
+    _configured.close()
+    _configured = contextlib.ExitStack()
+    _configured.enter_context(using(SelectPolicy, inverse_by_windows=path != "sort-direct"))
+    _configured.enter_context(using(UniqueDensePolicy, enabled=not path.startswith("sort"),
+                                    mark_groups=int(path.split("-g")[1]) if "-g" in path else DEFAULT_GROUPS))
 
 
 # (name, keyword arguments of unique)

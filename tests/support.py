@@ -140,28 +140,38 @@ def block_scan_path(device, path: str):
             probes["subgroups"] = saved
 
 
-def force_ranking_path(path: str, monkeypatch):
-    """Make the radix sort rank by `path`: "match" (subgroup match), "splits" (4-bit
-    splits with the subgroup block scan) or "no-subgroups" (splits, workgroup memory).
-    Skips the test where the adapter cannot take the path; returns the u32 sorter."""
+@contextlib.contextmanager
+def forced_ranking_path(path: str):
+    """Inside the block the radix sort ranks by `path`: "match" (subgroup match), "splits"
+    (4-bit splits with the subgroup block scan) or "no-subgroups" (splits, workgroup
+    memory). Skips the test where the adapter cannot take the path; yields the u32 sorter."""
     import pytest
 
     from wgprim.device import get_device
-    from wgprim.ops import radix_sort
-    from wgprim.ops.radix_sort import radix_sorter as _radix
+    from wgprim.ops.radix_sort import radix_sorter
+    from wgprim.ops.sort_policy import SortPolicy
+    from wgprim.tuning import using
 
-    if path == "no-subgroups":
-        monkeypatch.setenv("WGPRIM_NO_SUBGROUPS", "1")
-        assert not get_device().has_subgroups
-    elif not get_device().has_subgroups:
-        pytest.skip("adapter has no subgroups")
-    elif path == "splits":
-        monkeypatch.setattr(radix_sort, "USE_MATCH", False)
-    sorter = _radix(get_device(), np.dtype(np.uint32), False)
-    if path == "match" and not sorter.match:
-        pytest.skip("adapter's subgroups do not fit the match path")
-    assert sorter.match == (path == "match")
-    return sorter
+    saved = os.environ.get("WGPRIM_NO_SUBGROUPS")
+    try:
+        with contextlib.ExitStack() as stack:
+            if path == "no-subgroups":
+                os.environ["WGPRIM_NO_SUBGROUPS"] = "1"
+                assert not get_device().has_subgroups
+            elif not get_device().has_subgroups:
+                pytest.skip("adapter has no subgroups")
+            elif path == "splits":
+                stack.enter_context(using(SortPolicy, match=False))
+            sorter = radix_sorter(get_device(), np.dtype(np.uint32), False)
+            if path == "match" and not sorter.match:
+                pytest.skip("adapter's subgroups do not fit the match path")
+            assert sorter.match == (path == "match")
+            yield sorter
+    finally:
+        if saved is None:
+            os.environ.pop("WGPRIM_NO_SUBGROUPS", None)
+        else:
+            os.environ["WGPRIM_NO_SUBGROUPS"] = saved
 
 
 @contextlib.contextmanager

@@ -61,3 +61,27 @@ def test_changes_are_part_of_the_recordings_key_and_stay_in_their_thread():
     assert inside != before and settings() == before
     assert seen == [Tiles()]
     assert {Tiles(spin=0): 1}[Tiles(spin=0)] == 1
+
+
+@dataclasses.dataclass(frozen=True)
+class Checked:
+    items: int = 8
+
+    def __post_init__(self):
+        if self.items not in (4, 8):
+            raise ValueError(f"items must be 4 or 8, not {self.items}")
+
+
+def test_changed_policies_are_made_once_and_checked_every_time():
+    """A front door reads its policy on every call: the defaults and a changed policy are
+    made once and found again (the same value); a refused value raises at every read."""
+    assert tuning.policy(Checked) is tuning.policy(Checked)
+    with tuning.using(Checked, items=4):
+        first = tuning.policy(Checked)
+        assert first == Checked(items=4) and tuning.policy(Checked) is first
+    for _ in range(2):
+        with tuning.using(Checked, items=5):
+            with pytest.raises(ValueError, match="4 or 8"):
+                tuning.policy(Checked)
+    with tuning.using(Tiles, spin=[1, 2]):  # an unhashable value still gives its policy
+        assert tuning.policy(Tiles, 3) == Tiles(items=3, spin=[1, 2])

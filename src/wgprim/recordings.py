@@ -23,8 +23,10 @@ RECORDING_BYTES = 1 << 30
 
 
 class _WatchedModule(types.ModuleType):
-    """The type given to wgprim.ops' modules: setting any of their attributes (a tile shape,
-    a method switch, the spin budget a test sets to 0) counts as a change of settings."""
+    """The type given to wgprim.ops' modules: setting any of their attributes counts as a
+    change of settings. Families with a policy (wgprim.tuning) need none of this; it stays
+    for the module constants of the scans, reductions, searches and axis kernels that
+    tests still set (a table size, a partials count)."""
 
     def __setattr__(self, name, value):
         global _settings_changes

@@ -25,23 +25,48 @@ P = TypeVar("P")
 
 # ((policy class, ((field, value), ...)), ...): the changes in force, innermost last.
 _changes: contextvars.ContextVar[tuple] = contextvars.ContextVar("wgprim_policy_changes", default=())
+# Policies are read on every call of a front door: the defaults of a class without
+# for_device, and the result of applying changes, are made once (bounded, a few entries).
+_plain_defaults: dict = {}
+_changed: dict = {}
+_CHANGED_KEPT = 256
 
 
 def defaults(cls: type[P], device=None) -> P:
     """The policy wgprim ships for this device (the class's own defaults where it has no
     `for_device`, or where no device is given)."""
     make = getattr(cls, "for_device", None)
-    return make(device) if make is not None and device is not None else cls()
+    if make is not None and device is not None:
+        return make(device)
+    found = _plain_defaults.get(cls)
+    if found is None:
+        found = _plain_defaults[cls] = cls()
+    return found
 
 
 def policy(cls: type[P], device=None) -> P:
     """The policy in force: the defaults with every change `using` made for this class."""
     found = defaults(cls, device)
+    in_effect = _changes.get()
+    if not in_effect:
+        return found
     changed = {}
-    for kind, fields in _changes.get():
+    for kind, fields in in_effect:
         if kind is cls:
             changed.update(fields)
-    return dataclasses.replace(found, **changed) if changed else found
+    if not changed:
+        return found
+    try:
+        key = (found, tuple(changed.items()))
+        made = _changed.get(key)
+    except TypeError:  # an unhashable value: made anew each time
+        return dataclasses.replace(found, **changed)
+    if made is None:
+        made = dataclasses.replace(found, **changed)  # raises here for a value the policy refuses
+        if len(_changed) >= _CHANGED_KEPT:
+            _changed.pop(next(iter(_changed), None), None)
+        _changed[key] = made
+    return made
 
 
 @contextlib.contextmanager

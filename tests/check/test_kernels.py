@@ -79,16 +79,14 @@ def _small_calls(wgprim):
             calls.append((f"scan {op} {np.dtype(dt)} single-pass",
                           lambda x=x, op=op: wgprim.scan(np.resize(x, 9000), op, method="single-pass")))
     calls.append(("cumulative_sum", lambda: wgprim.cumulative_sum(np.arange(5, dtype=np.int32), include_initial=True)))
-    # both ways compaction writes its tiles (select.EMIT: small inputs take the words form by
-    # default), three phases and the append form, values and indices
+    # both ways compaction writes its tiles (SelectPolicy.emit: small inputs take the words
+    # form by default), three phases and the append form, values and indices
     def compact_form(emit, mask, **kw):
-        from wgprim.ops import select
+        from wgprim.ops.select import SelectPolicy
+        from wgprim.tuning import using
 
-        saved, select.EMIT = select.EMIT, emit
-        try:
+        with using(SelectPolicy, emit=emit):
             return wgprim.compact(mask.astype(np.float32), mask, **kw), wgprim.nonzero(mask, **kw)
-        finally:
-            select.EMIT = saved
 
     flags = rng.random(3000) < 0.5
     for emit in ("subgroup", "words"):
@@ -130,13 +128,11 @@ def _small_calls(wgprim):
 
 def _unique_by_bitmap(wgprim, x):
     """unique of a small input by the presence bitmap (by default only large ones)."""
-    from wgprim.ops import unique_dense
+    from wgprim.ops.unique_dense import UniqueDensePolicy
+    from wgprim.tuning import using
 
-    saved, unique_dense.DENSE_FROM = unique_dense.DENSE_FROM, 0
-    try:
+    with using(UniqueDensePolicy, dense_from=0):
         return wgprim.unique(x, return_counts=True)
-    finally:
-        unique_dense.DENSE_FROM = saved
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,9 @@ from hypothesis import given, settings, strategies as st
 
 import wgprim
 from wgprim.device import binding_limit
-from wgprim.ops import compaction, unique_dense
+from wgprim.ops import compaction
+from wgprim.ops.unique_dense import UniqueDensePolicy
+from wgprim.tuning import using
 from wgprim.ops.chained_scan import Fault
 
 from support import block_scan_path
@@ -108,17 +110,17 @@ def test_chunked_input(rng, path):
         np.testing.assert_array_equal(got.numpy(), np.flatnonzero(m))
 
 
-def test_public_entry_points_take_it(rng, monkeypatch):
+def test_public_entry_points_take_it(rng):
     # compact / nonzero / unique / run_length_encode below SINGLE_PASS_UP_TO go through it
     # (unique by sorting: narrow integer ranges would take the bitmap instead)
-    monkeypatch.setattr(unique_dense, "ENABLED", False)
     n = 100_003
     assert compaction.single_pass_default(n)
     x = rng.integers(0, 50, n).astype(np.int32)
     m = rng.random(n) < 0.3
     np.testing.assert_array_equal(wgprim.compact(x, m).numpy(), x[m])
     np.testing.assert_array_equal(wgprim.nonzero(m).numpy(), np.flatnonzero(m))
-    np.testing.assert_array_equal(wgprim.unique(x).numpy(), np.unique(x))
+    with using(UniqueDensePolicy, enabled=False):
+        np.testing.assert_array_equal(wgprim.unique(x).numpy(), np.unique(x))
     s = np.sort(x)
     v, c = wgprim.run_length_encode(s)
     ref_v, ref_c = np.unique(s, return_counts=True)

@@ -8,6 +8,8 @@ from hypothesis import strategies as st
 
 from wgprim.device import binding_limit
 from wgprim.api.histogram import bincount, histogram
+from wgprim.ops.histogram import HistogramPolicy
+from wgprim.tuning import using
 
 DTYPES = [np.uint32, np.int32, np.float32]
 WIDE = [np.uint64, np.int64, np.float64]
@@ -301,25 +303,35 @@ def test_bincount_errors():
 
 
 @pytest.mark.parametrize("copies,shared_edges,groups", [(1, False, 2048), (2, True, 3), (8, True, 1056), (256, False, 7)])
-def test_private_copies_and_shared_edges(monkeypatch, copies, shared_edges, groups):
+def test_private_copies_and_shared_edges(copies, shared_edges, groups):
     # every layout of the private histogram and both places the bin ranges are read
     # from, with few workgroups (each striding over many tiles) and many
-    import wgprim.ops.histogram as H
-
-    monkeypatch.setattr(H, "MAX_COPIES", copies)
-    monkeypatch.setattr(H, "SHARED_EDGES", shared_edges)
-    monkeypatch.setattr(H, "MAX_GROUPS", groups)
     x = data(100_003, np.float32, seed=11)
-    check(x, bins=256, range=(-300, 300))
-    check(x, bins=[-100, -3.5, 0, 2, 17.25, 500])
-    check(np.abs(x), bins=np.geomspace(1e-2, 400, 300))  # uneven edges: the guide table
-    monkeypatch.setattr(H, "GUIDE_CELLS_PER_BIN", copies % 4)  # a coarse guide (1, 2 cells per bin) or none
-    check(np.abs(x), bins=np.geomspace(1e-2, 400, 300))
-    check(np.full(50_001, 7, np.float32), bins=16)
-    check(data(20_001, np.int32, seed=12), bins=1000, range=(-3.3, 30.7))  # repeated thresholds
-    check(x, bins=10, range=(-250, 250), weights=data(100_003, np.float32, seed=13))
-    np.testing.assert_array_equal(bincount(data(30_001, np.uint32, seed=14)).numpy(),
-                                  np.bincount(data(30_001, np.uint32, seed=14)))
+    with using(HistogramPolicy, max_copies=copies, shared_edges=shared_edges, max_groups=groups):
+        check(x, bins=256, range=(-300, 300))
+        check(x, bins=[-100, -3.5, 0, 2, 17.25, 500])
+        check(np.abs(x), bins=np.geomspace(1e-2, 400, 300))  # uneven edges: the guide table
+        with using(HistogramPolicy, guide_cells_per_bin=copies % 4):  # a coarse guide (1, 2 cells per bin) or none
+            check(np.abs(x), bins=np.geomspace(1e-2, 400, 300))
+        check(np.full(50_001, 7, np.float32), bins=16)
+        check(data(20_001, np.int32, seed=12), bins=1000, range=(-3.3, 30.7))  # repeated thresholds
+        check(x, bins=10, range=(-250, 250), weights=data(100_003, np.float32, seed=13))
+        np.testing.assert_array_equal(bincount(data(30_001, np.uint32, seed=14)).numpy(),
+                                      np.bincount(data(30_001, np.uint32, seed=14)))
+
+
+def test_guide_cells_follow_the_policy():
+    """The bins' setup (the guide table of uneven edges) is made for the policy in force."""
+    from wgprim.api.histogram import _setup
+    from wgprim.device import get_device
+
+    edges = np.geomspace(1e-2, 400, 300)
+    dt, dev = np.dtype(np.float32), get_device()
+    assert _setup(dt, edges, None, dev)["params"]["cells"] == min(64 * 299, 16384)
+    with using(HistogramPolicy, guide_cells_per_bin=2):
+        assert _setup(dt, edges, None, dev)["params"]["cells"] == 2 * 299
+    with using(HistogramPolicy, guide_cells_per_bin=0):
+        assert _setup(dt, edges, None, dev)["params"]["cells"] == 0
 
 
 def test_denormals_next_to_the_zero_edge():

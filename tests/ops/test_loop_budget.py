@@ -16,6 +16,8 @@ from wgprim.api.sort import argsort, sort, sort_pairs
 from wgprim.device import LLVMPIPE_LOOP_CAP, get_device, loop_cap
 from wgprim.ops import axis, loop_budget, radix_sort
 from wgprim.ops.radix_sort import radix_sorter
+from wgprim.ops.sort_policy import SortPolicy
+from wgprim.tuning import using
 from wgprim.program import Program
 
 
@@ -154,19 +156,18 @@ def test_segment_scan_pieces_fit_a_small_cap(exclusive, steps):
 
 # -- the one-sweep radix sort's look-back ----------------------------------------------
 @pytest.fixture
-def onesweep(monkeypatch):
-    monkeypatch.setattr(radix_sort, "USE_ONESWEEP", True)
-    return monkeypatch
+def onesweep():
+    with using(SortPolicy, onesweep=True):
+        yield
 
 
 @lavapipe_only
 def test_onesweep_polls_fit_the_cap(onesweep):
     """Every second tile never publishes and its successors poll it 70,000 times before
     counting its keys: past the cap, the look-back stopped half way and the sort was wrong."""
-    onesweep.setattr(radix_sort, "ONESWEEP_SPIN", 70_000)
-    onesweep.setattr(radix_sort, "ONESWEEP_FAULT", 2)
-    x = np.random.default_rng(8).integers(0, 2**32, 100_000, dtype=np.uint64).astype(np.uint32)
-    np.testing.assert_array_equal(sort(x).numpy(), np.sort(x))
+    with using(SortPolicy, spin=70_000, silent_every=2):
+        x = np.random.default_rng(8).integers(0, 2**32, 100_000, dtype=np.uint64).astype(np.uint32)
+        np.testing.assert_array_equal(sort(x).numpy(), np.sort(x))
 
 
 @pytest.mark.parametrize("claim,fault", [(True, 0), (False, 3), (True, 2)])
@@ -174,36 +175,35 @@ def test_onesweep_windows_fit_a_small_cap(claim, fault, onesweep, steps):
     """A cap of 2000 iterations: each one-sweep pass is dispatched in windows of tiles so
     that a look-back over a whole window (every tile unpublished, and one silent tile
     before it) polls and counts within the budget; the sorts stay exact."""
-    onesweep.setattr(radix_sort, "ONESWEEP_CLAIM", claim)
-    onesweep.setattr(radix_sort, "ONESWEEP_FAULT", fault)
-    sorter = radix_sorter(get_device(), np.dtype(np.float32), False)
-    rng = np.random.default_rng([int(claim), fault])
-    x = (rng.standard_normal(23 * sorter.tile + 5) * 100).astype(np.float32)
-    x[::7] = np.round(x[::7])
-    values = rng.integers(0, 2**31, x.size).astype(np.int32)
-    order = np.argsort(x, kind="stable")
-    with loop_cap(2000):
-        assert sorter.uses_onesweep(x.size)
-        np.testing.assert_array_equal(sort(x).numpy(), x[order])
-        np.testing.assert_array_equal(argsort(x).numpy(), order)
-        k, v = sort_pairs(x, values)
-        np.testing.assert_array_equal(k.numpy().view(np.uint32), x[order].view(np.uint32))
-        np.testing.assert_array_equal(v.numpy(), values[order])
-    tiles = -(-x.size // sorter.tile)
-    passes = []  # each pass: its dispatches' (first tile, workgroups, polls)
-    for label, groups, p in steps:
-        if label == "radix scatter":
-            assert p[2] == groups  # the window's tiles
-            if p[6] == 0:
-                passes.append([])
-            passes[-1].append((p[6], groups, p[10]))
-    assert len(passes) == 3 * 4
-    for windows in passes:
-        assert len(windows) > 1
-        assert [first for first, _, _ in windows] == list(np.cumsum([0] + [g for _, g, _ in windows[:-1]]))
-        assert sum(g for _, g, _ in windows) == tiles
-        for _, groups, spin in windows:
-            assert (groups + 1) * (spin + sorter.items + radix_sort.ONESWEEP_WALK_TRIPS) <= 1000
+    with using(SortPolicy, claim_tiles=claim, silent_every=fault):
+        sorter = radix_sorter(get_device(), np.dtype(np.float32), False)
+        rng = np.random.default_rng([int(claim), fault])
+        x = (rng.standard_normal(23 * sorter.tile + 5) * 100).astype(np.float32)
+        x[::7] = np.round(x[::7])
+        values = rng.integers(0, 2**31, x.size).astype(np.int32)
+        order = np.argsort(x, kind="stable")
+        with loop_cap(2000):
+            assert sorter.uses_onesweep(x.size)
+            np.testing.assert_array_equal(sort(x).numpy(), x[order])
+            np.testing.assert_array_equal(argsort(x).numpy(), order)
+            k, v = sort_pairs(x, values)
+            np.testing.assert_array_equal(k.numpy().view(np.uint32), x[order].view(np.uint32))
+            np.testing.assert_array_equal(v.numpy(), values[order])
+        tiles = -(-x.size // sorter.tile)
+        passes = []  # each pass: its dispatches' (first tile, workgroups, polls)
+        for label, groups, p in steps:
+            if label == "radix scatter":
+                assert p[2] == groups  # the window's tiles
+                if p[6] == 0:
+                    passes.append([])
+                passes[-1].append((p[6], groups, p[10]))
+        assert len(passes) == 3 * 4
+        for windows in passes:
+            assert len(windows) > 1
+            assert [first for first, _, _ in windows] == list(np.cumsum([0] + [g for _, g, _ in windows[:-1]]))
+            assert sum(g for _, g, _ in windows) == tiles
+            for _, groups, spin in windows:
+                assert (groups + 1) * (spin + sorter.items + radix_sort.ONESWEEP_WALK_TRIPS) <= 1000
 
 
 def test_onesweep_without_a_cap_is_one_dispatch_a_pass(onesweep, steps):
@@ -213,4 +213,4 @@ def test_onesweep_without_a_cap_is_one_dispatch_a_pass(onesweep, steps):
     passes = [(groups, p) for label, groups, p in steps if label == "radix scatter"]
     tiles = -(-x.size // radix_sorter(get_device(), np.dtype(np.uint32), False).tile)
     assert [g for g, _ in passes] == [tiles] * 4
-    assert all(p[10] == radix_sort.ONESWEEP_SPIN and p[6] == 0 for _, p in passes)
+    assert all(p[10] == SortPolicy().spin and p[6] == 0 for _, p in passes)

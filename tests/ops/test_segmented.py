@@ -5,7 +5,7 @@ import pytest
 
 import wgprim
 
-from support import force_ranking_path, random_values, run_on_gl
+from support import forced_ranking_path, random_values, run_on_gl
 
 
 def random_offsets(rng, n, count, longest, lead=0, tail=0):
@@ -140,9 +140,10 @@ from wgprim.ops.radix_sort import radix_sorter as _radix  # noqa: E402
 
 
 @pytest.fixture(params=["match", "splits", "no-subgroups"])
-def ranking(request, monkeypatch):
+def ranking(request):
     """Every ranking path of the radix scatter. Returns the radix tile."""
-    return force_ranking_path(request.param, monkeypatch).tile
+    with forced_ranking_path(request.param) as sorter:
+        yield sorter.tile
 
 
 @pytest.fixture

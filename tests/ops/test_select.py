@@ -6,7 +6,9 @@ from hypothesis import strategies as st
 
 import wgprim
 from wgprim.device import binding_limit
-from wgprim.ops import unique_dense
+from wgprim.ops.select import SelectPolicy
+from wgprim.ops.unique_dense import UniqueDensePolicy
+from wgprim.tuning import using
 from wgprim.api.select import compact, nonzero, run_length_encode, unique
 
 DTYPES = [np.uint32, np.int32, np.float32]
@@ -219,9 +221,8 @@ def check_unique(x):
 @needs_sort
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("n", [0, 1, 257, 4097, 100_001])
-def test_unique(monkeypatch, dtype, n):
-    # the sort path (narrow integer ranges take a bitmap by default: test_unique_dense.py)
-    monkeypatch.setattr(unique_dense, "ENABLED", False)
+@using(UniqueDensePolicy, enabled=False)  # the sort path (narrow integer ranges take a bitmap: test_unique_dense.py)
+def test_unique(dtype, n):
     rng = np.random.default_rng(n)
     check_unique(rng.integers(0, 50, n).astype(dtype))
     check_unique(np.full(n, 7, dtype))  # all equal
@@ -239,12 +240,14 @@ def test_unique_nan_and_shape():
 
 
 @pytest.mark.parametrize("tiles_per_group", [1, 2, 8])
-def test_blocks(monkeypatch, tiles_per_group):
+def test_blocks(tiles_per_group):
     # several tiles per workgroup (a block: one count, one prefix); sizes around block and
     # tile boundaries
-    import wgprim.ops.select as S
+    with using(SelectPolicy, tiles_per_group=tiles_per_group):
+        check_blocks()
 
-    monkeypatch.setattr(S, "TILES_PER_GROUP", tiles_per_group)
+
+def check_blocks():
     for n in (1, 4095, 4097, 8191, 8193, 32768 + 5, 100_003):
         x = values(n, np.float32, seed=n)
         for name, m in masks(n, seed=n):
@@ -260,17 +263,19 @@ def test_blocks(monkeypatch, tiles_per_group):
     np.testing.assert_array_equal(nonzero(raw).numpy(), np.flatnonzero(raw))
 
 
-# How a tile's kept elements are written (select.EMIT): "subgroup" (each store instruction
+# How a tile's kept elements are written (SelectPolicy.emit): "subgroup" (each store instruction
 # of a subgroup writes one unbroken run; the default above 2^22 elements where subgroups
 # are consecutive invocations, lavapipe included) and "words" (each invocation its own 4
 # elements; the GL backend's, the single pass's, and the default below). Masks whose density changes every few elements, so
 # that rows of a subgroup, their 4 runs and the lanes below each lane all differ.
 @pytest.mark.parametrize("emit", ["subgroup", "words"])
 @pytest.mark.parametrize("n", [1, 7, 127, 129, 1023, 1025, 4095, 4097, 3 * 4096 + 100, 100_003])
-def test_tile_writes(monkeypatch, emit, n):
-    import wgprim.ops.select as S
+def test_tile_writes(emit, n):
+    with using(SelectPolicy, emit=emit):
+        check_tile_writes(n)
 
-    monkeypatch.setattr(S, "EMIT", emit)
+
+def check_tile_writes(n):
     rng = np.random.default_rng(n)
     x = values(n, np.float32, seed=n)
     patterns = dict(masks(n, seed=n))
@@ -289,39 +294,33 @@ def test_tile_writes(monkeypatch, emit, n):
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.booleans(), min_size=1, max_size=12000))
 def test_hypothesis_tile_writes(emit, bits):
-    import wgprim.ops.select as S
-
-    saved, S.EMIT = S.EMIT, emit
-    try:
+    with using(SelectPolicy, emit=emit):
         m = np.array(bits, bool)
         x = np.arange(m.size, dtype=np.int32) * 3 - 7
         np.testing.assert_array_equal(compact(x, m, method="three-phase").numpy(), x[m])
         np.testing.assert_array_equal(nonzero(m, method="three-phase").numpy(), np.flatnonzero(m))
-    finally:
-        S.EMIT = saved
 
 
-def test_emit_rule(monkeypatch):
-    # runs above SUBGROUP_EMIT_ABOVE elements where subgroups allow them, words below
+def test_emit_rule():
+    # runs above subgroup_emit_above elements where subgroups allow them, words below
     import wgprim.ops.select as S
     from wgprim.probes import consecutive_subgroups
 
     dev = wgprim.get_device()
     above = "select_emit_subgroup" if consecutive_subgroups(dev) else "select_emit_words"
-    assert S.emit_fragment(dev, S.SUBGROUP_EMIT_ABOVE) == "select_emit_words"
-    assert S.emit_fragment(dev, S.SUBGROUP_EMIT_ABOVE + 1) == above
-    monkeypatch.setattr(S, "EMIT", "words")
-    assert S.emit_fragment(dev, 1 << 28) == "select_emit_words"
-    monkeypatch.setattr(S, "EMIT", "subgroup")
-    assert S.emit_fragment(dev, 10) == above
+    limit = SelectPolicy().subgroup_emit_above
+    assert S.emit_fragment(dev, limit) == "select_emit_words"
+    assert S.emit_fragment(dev, limit + 1) == above
+    with using(SelectPolicy, emit="words"):
+        assert S.emit_fragment(dev, 1 << 28) == "select_emit_words"
+    with using(SelectPolicy, emit="subgroup"):
+        assert S.emit_fragment(dev, 10) == above
 
 
-def test_emit_setting_is_checked(monkeypatch):
-    import wgprim.ops.select as S
-
-    monkeypatch.setattr(S, "EMIT", "rows")
-    with pytest.raises(ValueError, match="EMIT"):
-        compact(np.arange(5000, dtype=np.float32), np.ones(5000, bool), method="three-phase")
+def test_emit_setting_is_checked():
+    with using(SelectPolicy, emit="rows"):
+        with pytest.raises(ValueError, match="emit must be"):
+            compact(np.arange(5000, dtype=np.float32), np.ones(5000, bool), method="three-phase")
 
 
 @pytest.mark.parametrize("tiles", [15, 16, 17, 31, 33])
@@ -355,10 +354,10 @@ def test_unique_and_inverse_beyond_one_binding(monkeypatch):
     from support import check_binding_sizes
 
     check_binding_sizes(monkeypatch)
-    monkeypatch.setattr(unique_dense, "ENABLED", False)  # the sort path (test_unique_dense.py: the bitmap's)
     rng = np.random.default_rng(11)
     x = rng.integers(0, 20_000, 70_000).astype(np.uint32)
-    with binding_limit(64 * 1024):  # 16384 keys a binding: the sort spans five
+    # The sort path (test_unique_dense.py: the bitmap's); 16384 keys a binding: the sort spans five.
+    with binding_limit(64 * 1024), using(UniqueDensePolicy, enabled=False):
         values, inverse, counts = unique(x, return_inverse=True, return_counts=True)
     ref = np.unique(x, return_inverse=True, return_counts=True)
     for got, want in zip((values, inverse, counts), ref):

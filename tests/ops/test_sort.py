@@ -9,11 +9,12 @@ from hypothesis.extra import numpy as hnp
 
 from wgprim.array import asarray
 from wgprim.device import binding_limit, get_device
-from wgprim.ops import radix_sort
+from wgprim.ops.sort_policy import SortPolicy
+from wgprim.tuning import policy, using
 from wgprim.api.sort import SortPlan, argsort, sort, sort_pairs
 from wgprim.ops.radix_sort import radix_sorter as _radix
 
-from support import force_ranking_path
+from support import forced_ranking_path
 
 DTYPES = [np.uint32, np.int32, np.float32]
 SIZES = [0, 1, 2, 3, 255, 256, 257, 1023, 1025, 4095, 4096, 4097, 8193, 65535, 65537]
@@ -54,10 +55,10 @@ def check_all(x, descending=False, method="radix"):
 
 
 @pytest.fixture(params=["match", "splits", "no-subgroups"])
-def ranking_path(request, monkeypatch):
+def ranking_path(request):
     """Every ranking path of the radix scatter."""
-    force_ranking_path(request.param, monkeypatch)
-    return request.param
+    with forced_ranking_path(request.param):
+        yield request.param
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -311,39 +312,68 @@ def test_plan_pairs_skip_digits_and_profile():
 
 
 @pytest.mark.parametrize("items", [4, 8, 12, 16])
-def test_match_tile_sizes(items, monkeypatch):
+def test_match_tile_sizes(items):
     """The match path with every supported number of keys per invocation (the default is
     covered above): partial last tiles, duplicates, pairs, argsort, both directions."""
-    monkeypatch.setattr(radix_sort, "MATCH_ITEMS", items)
-    sorter = _radix(get_device(), np.dtype(np.float32), False)
-    if not sorter.match:
-        pytest.skip("no match path on this adapter")
-    assert sorter.tile == 256 * items
-    rng = np.random.default_rng(items)
-    x = random_keys(3 * 256 * items + 77, np.float32, rng)
-    x[::4] = np.round(x[::4] / 100)  # many duplicates
-    x[1::9] = np.nan
-    x[2::13] = -0.0
-    check_all(x)
-    check_all(x, descending=True)
-    y = random_keys(5000, np.int32, rng, -3, 3)
-    check_all(y, descending=True)
+    with using(SortPolicy, match_items=items):
+        sorter = _radix(get_device(), np.dtype(np.float32), False)
+        if not sorter.match:
+            pytest.skip("no match path on this adapter")
+        assert sorter.tile == 256 * items
+        rng = np.random.default_rng(items)
+        x = random_keys(3 * 256 * items + 77, np.float32, rng)
+        x[::4] = np.round(x[::4] / 100)  # many duplicates
+        x[1::9] = np.nan
+        x[2::13] = -0.0
+        check_all(x)
+        check_all(x, descending=True)
+        y = random_keys(5000, np.int32, rng, -3, 3)
+        check_all(y, descending=True)
+
+
+def test_policy_values_are_checked():
+    """A policy refuses shapes its kernels do not have, and using() names a field that
+    does not exist."""
+    for bad in (dict(match_items=10), dict(match_wg=128), dict(split_items=16), dict(onesweep="keys"),
+                dict(scan_method="serial")):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            SortPolicy(**bad)
+    with pytest.raises(TypeError, match="no field match_item"):
+        with using(SortPolicy, match_item=8):
+            pass
+
+
+def test_policy_is_part_of_the_sorter_key():
+    """A sorter is made for the policy in force: a changed field gets another sorter, the
+    same fields the same one, and leaving the block the default one again."""
+    dev = get_device()
+    default = _radix(dev, np.dtype(np.uint32), False)
+    assert default.policy == policy(SortPolicy, dev) == SortPolicy.for_device(dev)
+    with using(SortPolicy, offsets_by_tile=True):
+        changed = _radix(dev, np.dtype(np.uint32), False)
+        assert changed is not default and changed.policy.offsets_by_tile
+        with using(SortPolicy, offsets_by_tile=True):
+            assert _radix(dev, np.dtype(np.uint32), False) is changed
+    assert _radix(dev, np.dtype(np.uint32), False) is default
+    assert _radix(dev, np.dtype(np.uint32), False, SortPolicy.for_device(dev)) is default
 
 
 def test_small_workgroup_memory(monkeypatch):
     """Devices with only WebGPU's minimum 16 KiB of workgroup memory get the largest match
     tile that fits there, or 1024-key tiles of the split ranking."""
-    from wgprim.ops.radix_sort import RadixSorter, match_shared_bytes, subgroups_per_workgroup
+    from wgprim.ops.radix_sort import RadixSorter
+    from wgprim.ops.sort_policy import match_shared_bytes, subgroups_per_workgroup
     from wgprim.program import Program
 
     dev = get_device()
     monkeypatch.setitem(dev.limits, "max-compute-workgroup-storage-size", 16384)
+    assert SortPolicy.for_device(dev).split_items == 4
     sorter = RadixSorter(dev, np.dtype(np.float32), descending=True)
     if sorter.match:
         subgroups = subgroups_per_workgroup(dev)
         fitting = [k for k in (20, 16, 12, 8, 4) if match_shared_bytes(k, subgroups) <= 16384]
-        assert sorter.items == fitting[0] < radix_sort.MATCH_ITEMS
-        assert sorter.tile == radix_sort.MATCH_WG * sorter.items
+        assert sorter.items == fitting[0] < SortPolicy().match_items
+        assert sorter.tile == SortPolicy().match_wg * sorter.items
     else:
         assert sorter.tile == 1024
     x = random_keys(10_001, np.float32, np.random.default_rng(12))
@@ -372,77 +402,65 @@ def test_pairs_plan_refuses_its_own_results_as_values():
 
 
 @pytest.mark.parametrize("n", [1, 4097, 33 * 4096 + 5, 70_001])
-def test_offsets_by_tile(n, ranking_path, monkeypatch):
+def test_offsets_by_tile(n, ranking_path):
     """The multi-pass scatter reading the scan's offsets transposed to tile-major (tile
     counts that are and are not multiples of the transpose's 32-tile blocks; keys beyond
     one binding)."""
-    monkeypatch.setattr(radix_sort, "USE_ONESWEEP", False)
-    monkeypatch.setattr(radix_sort, "OFFSETS_BY_TILE", True)
-    rng = np.random.default_rng(n)
-    for dtype in DTYPES:
-        x = random_keys(n, dtype, rng)
-        check_all(x, descending=dtype == np.float32)
-    x = random_keys(40_000, np.uint32, rng)
-    with binding_limit(64 * 1024):
-        check_all(x)
+    with using(SortPolicy, onesweep=False, offsets_by_tile=True):
+        rng = np.random.default_rng(n)
+        for dtype in DTYPES:
+            x = random_keys(n, dtype, rng)
+            check_all(x, descending=dtype == np.float32)
+        x = random_keys(40_000, np.uint32, rng)
+        with binding_limit(64 * 1024):
+            check_all(x)
 
 
 def test_default_policy():
     """By default every sort takes the multi-pass schedule (measured faster on an H200 since
     its passes' loads go out together); the one-sweep passes are there when asked for."""
     sorter = _radix(get_device(), np.dtype(np.uint32), False)
-    assert radix_sort.USE_ONESWEEP is False
+    assert sorter.policy.onesweep is False
     assert not sorter.uses_onesweep(100_000, pairs=True) and not sorter.uses_onesweep(100_000)
 
 
 
-def test_probe_counts_the_first_pass():
-    """The one-shot sort's probe also counts the first multi-pass pass (digit 0) in the same
-    read of the keys: per-tile counts as the count pass writes them, used only when digit 0
-    gets a pass, never inside a batch (where no probe runs)."""
-    from wgprim.program import Program, batch
+def test_probe_finds_the_varying_digits():
+    """The probe (one read-only dispatch and 8 bytes read back) names the digits that
+    differ between keys, after the keys' transform; inside a batch, where nothing runs
+    before the end, it answers every digit without running."""
+    from wgprim.program import batch
 
     dev = get_device()
-    sorter = _radix(dev, np.dtype(np.uint32), False)
     rng = np.random.default_rng(17)
-    n = 3 * sorter.tile + 5
-    tiles = sorter.tiles(n)
-    p = Program(dev)
-    counts = p.temp(sorter.temp_bytes(n, False)["counts"])
+    u = _radix(dev, np.dtype(np.uint32), False)
+    n = 3 * u.tile + 5
     x = random_keys(n, np.uint32, rng)
-    digits, counted = sorter.probe_counting(asarray(x), counts)
-    assert digits == (0, 1, 2, 3) and counted
-    got = p.read(counts, 0, 4 * 256 * tiles, np.uint32).reshape(256, tiles)
-    padded = np.concatenate([x, np.zeros(tiles * sorter.tile - n, np.uint32)])
-    expect = np.stack([np.bincount(t & 255, minlength=256) for t in padded.reshape(tiles, -1)], axis=1)
-    expect[0, -1] -= tiles * sorter.tile - n  # the padding is not counted
-    np.testing.assert_array_equal(got, expect)
-    shifted = x << np.uint32(8)  # digit 0 is 0 in every key: no pass, no use of the counts
-    digits, counted = sorter.probe_counting(asarray(shifted), counts)
-    assert digits == (1, 2, 3) and not counted
-    assert sorter.probe_counting(asarray(x), None) == ((0, 1, 2, 3), False)
-    p.release()
-    for keys in (x, shifted, random_keys(n, np.int32, rng, -300, 300), random_keys(n, np.float32, rng)):
-        check_all(keys)
-        check_all(keys, descending=True)
+    assert u.probe(asarray(x)) == (0, 1, 2, 3)
+    shifted = (x & np.uint32(0xFF)) << np.uint32(8)  # only digit 1 varies
+    assert u.probe(asarray(shifted)) == (1,)
+    assert u.probe(asarray(np.full(n, 7, np.uint32))) == ()
+    small = random_keys(n, np.int32, rng, -300, 300)  # two's complement around 0: every digit
+    assert _radix(dev, np.dtype(np.int32), False).probe(asarray(small)) == (0, 1, 2, 3)
+    assert _radix(dev, np.dtype(np.int32), False).probe(asarray(np.abs(small))) == (0, 1)
     with batch():
-        assert sorter.probe_counting(asarray(x), counts) == ((0, 1, 2, 3), False)
+        assert u.probe(asarray(shifted)) == (0, 1, 2, 3)
         out = sort(x)
     np.testing.assert_array_equal(out.numpy(), np.sort(x))
 
 
 @pytest.mark.parametrize("method", ["single-pass", "reduce-then-scan"])
-def test_count_scan_methods(method, monkeypatch):
+def test_count_scan_methods(method):
     """The multi-pass sort's digit counts scanned by either scan (by default the scan's own
     rule picks by size: the single pass from 4097 counts, 17 tiles, on)."""
-    monkeypatch.setattr(radix_sort, "SCAN_METHOD", method)
-    sorter = _radix(get_device(), np.dtype(np.float32), False)
-    rng = np.random.default_rng(len(method))
-    for n in (sorter.tile + 1, 20 * sorter.tile + 3):
-        x = random_keys(n, np.float32, rng)
-        x[::7] = np.round(x[::7] / 100)  # duplicates
-        check_all(x)
-        check_all(x, descending=True)
+    with using(SortPolicy, scan_method=method):
+        sorter = _radix(get_device(), np.dtype(np.float32), False)
+        rng = np.random.default_rng(len(method))
+        for n in (sorter.tile + 1, 20 * sorter.tile + 3):
+            x = random_keys(n, np.float32, rng)
+            x[::7] = np.round(x[::7] / 100)  # duplicates
+            check_all(x)
+            check_all(x, descending=True)
 
 
 def test_flags_axes_and_methods_are_checked():

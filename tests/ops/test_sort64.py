@@ -14,7 +14,7 @@ from wgprim.api.sort import SortPlan, argsort, lexsort, sort, sort_pairs
 from wgprim.array import asarray
 from wgprim.device import binding_limit
 
-from support import force_ranking_path
+from support import forced_ranking_path
 
 WIDE = [np.uint64, np.int64, np.float64]
 F64_SPECIALS = np.array([0.0, -0.0, np.inf, -np.inf, 1.0, -1.0, 5e-324, -5e-324, 2.2250738585072014e-308,
@@ -84,14 +84,14 @@ def test_hypothesis_float64(x, descending):
 
 
 @pytest.mark.parametrize("path", ["splits", "no-subgroups"])
-def test_other_ranking_paths(path, monkeypatch):
+def test_other_ranking_paths(path):
     """The chains on the split ranking (the default test run takes the match path)."""
-    force_ranking_path(path, monkeypatch)
-    rng = np.random.default_rng(len(path))
-    for dtype in WIDE:
-        check(keys64(6000, dtype, rng), descending=dtype == np.float64)
-    a, b = keys64(6000, np.float64, rng, few=True), rng.integers(0, 3, 6000).astype(np.float32)
-    np.testing.assert_array_equal(lexsort((a, b)).numpy(), np.lexsort((a, b)))
+    with forced_ranking_path(path):
+        rng = np.random.default_rng(len(path))
+        for dtype in WIDE:
+            check(keys64(6000, dtype, rng), descending=dtype == np.float64)
+        a, b = keys64(6000, np.float64, rng, few=True), rng.integers(0, 3, 6000).astype(np.float32)
+        np.testing.assert_array_equal(lexsort((a, b)).numpy(), np.lexsort((a, b)))
 
 
 def test_bits_of_equal_keys_kept():

@@ -11,18 +11,21 @@ import pytest
 
 from wgprim.array import asarray
 from wgprim.device import binding_limit, get_device
-from wgprim.ops import radix_sort, unique_dense
+from wgprim.ops import radix_sort
+from wgprim.ops.sort_policy import SortPolicy
+from wgprim.ops.unique_dense import UniqueDensePolicy
 from wgprim.api.sort import SortPlan, argsort, sort, sort_pairs
 from wgprim.ops.radix_sort import radix_sorter as _radix
 from wgprim.profiling import profile
+from wgprim.tuning import using
 
-from support import force_ranking_path, run_on_gl
+from support import forced_ranking_path, run_on_gl
 
 DTYPES = [np.uint32, np.int32, np.float32]
 # spin: polls before falling back (0: every look-back falls back); fault: tiles t with
 # t % fault == fault - 1 never publish, so their successors must count their keys; claim:
 # tiles taken from a counter (else by workgroup index).
-LOOKBACKS = {"default": (radix_sort.ONESWEEP_SPIN, 0, True), "always-fallback": (0, 0, True),
+LOOKBACKS = {"default": (SortPolicy().spin, 0, True), "always-fallback": (0, 0, True),
              "always-fallback-by-index": (0, 0, False), "one-poll": (1, 0, True),
              "every-2nd-silent": (64, 2, True), "every-3rd-silent": (0, 3, False),
              "every-5th-silent": (256, 5, True)}
@@ -59,16 +62,18 @@ def check_all(x, descending=False):
 
 
 @pytest.fixture(autouse=True)
-def onesweep_everywhere(monkeypatch):
+def onesweep_everywhere():
     """These tests run the one-sweep passes for every sort (by default none takes them:
     test_sort.py::test_default_policy)."""
-    monkeypatch.setattr(radix_sort, "USE_ONESWEEP", True)
+    with using(SortPolicy, onesweep=True):
+        yield
 
 
 @pytest.fixture(params=["match", "splits", "no-subgroups"])
-def ranking(request, monkeypatch):
-    assert force_ranking_path(request.param, monkeypatch).uses_onesweep(100_000)
-    return request.param
+def ranking(request):
+    with forced_ranking_path(request.param) as sorter:
+        assert sorter.uses_onesweep(100_000)
+        yield request.param
 
 
 # Every dtype with every look-back falling back; the other modes each take one dtype (all
@@ -78,42 +83,38 @@ MODE_DTYPES = [(mode, dtype) for i, mode in enumerate(LOOKBACKS) for dtype in DT
 
 
 @pytest.mark.parametrize("lookback_mode,dtype", MODE_DTYPES)
-def test_lookback_modes(lookback_mode, dtype, ranking, monkeypatch):
+def test_lookback_modes(lookback_mode, dtype, ranking):
     spin, fault, claim = LOOKBACKS[lookback_mode]
-    monkeypatch.setattr(radix_sort, "ONESWEEP_SPIN", spin)
-    monkeypatch.setattr(radix_sort, "ONESWEEP_FAULT", fault)
-    monkeypatch.setattr(radix_sort, "ONESWEEP_CLAIM", claim)
-    sorter = _radix(get_device(), np.dtype(dtype), False)
-    rng = np.random.default_rng([list(LOOKBACKS).index(lookback_mode), len(ranking), DTYPES.index(dtype)])
-    for n in (1, sorter.tile - 1, 7 * sorter.tile + 77):
-        x = random_keys(n, dtype, rng)
-        check_all(x)
-        check_all(x, descending=True)
-    dup = rng.integers(-3, 3, 5 * sorter.tile + 5).astype(dtype)  # few digit values: long runs
-    check_all(dup, descending=True)
+    with using(SortPolicy, spin=spin, silent_every=fault, claim_tiles=claim):
+        sorter = _radix(get_device(), np.dtype(dtype), False)
+        rng = np.random.default_rng([list(LOOKBACKS).index(lookback_mode), len(ranking), DTYPES.index(dtype)])
+        for n in (1, sorter.tile - 1, 7 * sorter.tile + 77):
+            x = random_keys(n, dtype, rng)
+            check_all(x)
+            check_all(x, descending=True)
+        dup = rng.integers(-3, 3, 5 * sorter.tile + 5).astype(dtype)  # few digit values: long runs
+        check_all(dup, descending=True)
 
 
 @pytest.mark.parametrize("n", [100_003, 1_000_001])
-def test_larger_inputs_fall_back_everywhere(n, monkeypatch):
-    monkeypatch.setattr(radix_sort, "ONESWEEP_SPIN", 0 if n < 500_000 else 2)
-    monkeypatch.setattr(radix_sort, "ONESWEEP_FAULT", 4)
-    x = random_keys(n, np.float32, np.random.default_rng(n))
-    check_all(x)
+def test_larger_inputs_fall_back_everywhere(n):
+    with using(SortPolicy, spin=0 if n < 500_000 else 2, silent_every=4):
+        x = random_keys(n, np.float32, np.random.default_rng(n))
+        check_all(x)
 
 
 @pytest.mark.parametrize("claim", [True, False])
-def test_repeated_runs_with_every_lookback_falling_back(claim, monkeypatch):
+def test_repeated_runs_with_every_lookback_falling_back(claim):
     """Scheduling varies from run to run: many runs of a small two-pass sort, every
     look-back counting its predecessors (this once caught workgroup memory left over from
     another kernel), with tiles claimed from a counter or by workgroup index."""
-    monkeypatch.setattr(radix_sort, "ONESWEEP_SPIN", 0)
-    monkeypatch.setattr(radix_sort, "ONESWEEP_CLAIM", claim)
-    rng = np.random.default_rng(12)
-    sorter = _radix(get_device(), np.dtype(np.uint32), False)
-    x = rng.integers(0, 65536, 16 * sorter.tile + 9).astype(np.uint32)
-    expected = np.sort(x)
-    for _ in range(25):
-        np.testing.assert_array_equal(sort(x).numpy(), expected)
+    with using(SortPolicy, spin=0, claim_tiles=claim):
+        rng = np.random.default_rng(12)
+        sorter = _radix(get_device(), np.dtype(np.uint32), False)
+        x = rng.integers(0, 65536, 16 * sorter.tile + 9).astype(np.uint32)
+        expected = np.sort(x)
+        for _ in range(25):
+            np.testing.assert_array_equal(sort(x).numpy(), expected)
 
 
 def test_onesweep_steps_and_skipped_digits():
@@ -134,15 +135,15 @@ def test_onesweep_steps_and_skipped_digits():
         assert labels == ["radix count", "radix count", "radix scan", "radix scatter", "radix scatter"]
 
 
-def test_multipass_beyond_the_state_words(monkeypatch):
+def test_multipass_beyond_the_state_words():
     """Counts that would not fit the state words' 30 bits take the multi-pass sort (here
     forced at a small size)."""
-    monkeypatch.setattr(radix_sort, "ONESWEEP_MAX_KEYS", 10_000)
-    sorter = _radix(get_device(), np.dtype(np.int32), False)
-    assert sorter.uses_onesweep(10_000) and not sorter.uses_onesweep(10_001)
-    x = random_keys(30_001, np.int32, np.random.default_rng(2))
-    check_all(x)
-    check_all(x, descending=True)
+    with using(SortPolicy, onesweep_max_keys=10_000):
+        sorter = _radix(get_device(), np.dtype(np.int32), False)
+        assert sorter.uses_onesweep(10_000) and not sorter.uses_onesweep(10_001)
+        x = random_keys(30_001, np.int32, np.random.default_rng(2))
+        check_all(x)
+        check_all(x, descending=True)
 
 
 def test_multipass_beyond_one_binding():
@@ -154,12 +155,12 @@ def test_multipass_beyond_one_binding():
     assert sorter.uses_onesweep(x.size)
 
 
-def test_plan_with_fallbacks(monkeypatch):
-    monkeypatch.setattr(radix_sort, "ONESWEEP_SPIN", 0)
-    monkeypatch.setattr(radix_sort, "ONESWEEP_FAULT", 3)
+def test_plan_with_fallbacks():
     rng = np.random.default_rng(4)
     n = 70_001
-    plan = SortPlan(n, np.int32, what="pairs", descending=True, skip_digits=True)
+    with using(SortPolicy, spin=0, silent_every=3):  # the plan keeps the sorter made for these
+        plan = SortPlan(n, np.int32, what="pairs", descending=True, skip_digits=True)
+    assert plan.sorter.policy.silent_every == 3
     for high in (100, 1 << 20, 1 << 30):
         keys = rng.integers(-high, high, n).astype(np.int32)
         values = rng.standard_normal(n).astype(np.float32)
@@ -169,13 +170,13 @@ def test_plan_with_fallbacks(monkeypatch):
         np.testing.assert_array_equal(v.numpy(), values[order])
 
 
-def test_unique_rides_on_the_sort(monkeypatch):
+def test_unique_rides_on_the_sort():
     import wgprim
 
-    monkeypatch.setattr(radix_sort, "ONESWEEP_SPIN", 0)
-    monkeypatch.setattr(unique_dense, "ENABLED", False)  # narrow ranges skip the sort
-    x = np.random.default_rng(5).integers(0, 5000, 60_000).astype(np.uint32)
-    np.testing.assert_array_equal(wgprim.unique(x).numpy(), np.unique(x))
+    # Narrow ranges skip the sort unless the bitmap path is off.
+    with using(SortPolicy, spin=0), using(UniqueDensePolicy, enabled=False):
+        x = np.random.default_rng(5).integers(0, 5000, 60_000).astype(np.uint32)
+        np.testing.assert_array_equal(wgprim.unique(x).numpy(), np.unique(x))
 
 
 def test_gl_backend_subprocess():
@@ -184,34 +185,34 @@ def test_gl_backend_subprocess():
     script = textwrap.dedent("""
         import numpy as np
         from wgprim.device import get_device
-        from wgprim.ops import radix_sort
         from wgprim.api.sort import argsort, sort, sort_pairs
         from wgprim.ops.radix_sort import radix_sorter as _radix
-        radix_sort.USE_ONESWEEP = True  # keys alone too
+        from wgprim.ops.sort_policy import SortPolicy
+        from wgprim.tuning import using
         rng = np.random.default_rng(6)
         ran = 0
         for spin, fault in ((0, 0), (0, 3), (32, 2), (256, 0)):
-            radix_sort.ONESWEEP_SPIN, radix_sort.ONESWEEP_FAULT = spin, fault
-            for dtype in (np.uint32, np.int32, np.float32):
-                sorter = _radix(get_device(), np.dtype(dtype), False)
-                assert sorter.uses_onesweep(20_000)
-                for n in (1, sorter.tile + 3, 9 * sorter.tile + 1):
-                    x = (rng.standard_normal(n) * 1e4).astype(dtype)
-                    order = np.argsort(x, kind="stable")
-                    assert np.array_equal(sort(x).numpy(), x[order])
-                    assert np.array_equal(argsort(x).numpy(), order)
-                    k, v = sort_pairs(x, np.arange(n, dtype=np.uint32), descending=True)
-                    d = (n - 1 - np.argsort(x[::-1], kind="stable"))[::-1]
-                    assert np.array_equal(v.numpy(), d)
-                    ran += 1
+            with using(SortPolicy, onesweep=True, spin=spin, silent_every=fault):  # keys alone too
+                for dtype in (np.uint32, np.int32, np.float32):
+                    sorter = _radix(get_device(), np.dtype(dtype), False)
+                    assert sorter.uses_onesweep(20_000)
+                    for n in (1, sorter.tile + 3, 9 * sorter.tile + 1):
+                        x = (rng.standard_normal(n) * 1e4).astype(dtype)
+                        order = np.argsort(x, kind="stable")
+                        assert np.array_equal(sort(x).numpy(), x[order])
+                        assert np.array_equal(argsort(x).numpy(), order)
+                        k, v = sort_pairs(x, np.arange(n, dtype=np.uint32), descending=True)
+                        d = (n - 1 - np.argsort(x[::-1], kind="stable"))[::-1]
+                        assert np.array_equal(v.numpy(), d)
+                        ran += 1
         print("GL", get_device().has_subgroups, ran)
-        # The multi-pass sort with the scan's offsets transposed (OFFSETS_BY_TILE).
-        radix_sort.USE_ONESWEEP, radix_sort.OFFSETS_BY_TILE = False, True
-        for n in (1, 4097, 40 * 1024 + 3):
-            x = (rng.standard_normal(n) * 1e4).astype(np.float32)
-            order = np.argsort(x, kind="stable")
-            assert np.array_equal(sort(x).numpy(), x[order])
-            assert np.array_equal(sort_pairs(x, np.arange(n, dtype=np.uint32))[1].numpy(), order)
+        # The multi-pass sort with the scan's offsets transposed (offsets_by_tile).
+        with using(SortPolicy, onesweep=False, offsets_by_tile=True):
+            for n in (1, 4097, 40 * 1024 + 3):
+                x = (rng.standard_normal(n) * 1e4).astype(np.float32)
+                order = np.argsort(x, kind="stable")
+                assert np.array_equal(sort(x).numpy(), x[order])
+                assert np.array_equal(sort_pairs(x, np.arange(n, dtype=np.uint32))[1].numpy(), order)
         print("by tile ok")
     """)
     stdout = run_on_gl(script)
@@ -245,46 +246,44 @@ def test_pass_pipelines_by_what_they_compile():
     assert np.array_equal(argsort(x).numpy(), np.argsort(x, kind="stable"))
 
 
-def test_pairs_policy(monkeypatch):
-    """USE_ONESWEEP = "pairs": the one-sweep passes sort pairs and argsort; keys alone
-    take the multi-pass sort."""
-    monkeypatch.setattr(radix_sort, "USE_ONESWEEP", "pairs")
-    sorter = _radix(get_device(), np.dtype(np.uint32), False)
-    assert sorter.uses_onesweep(100_000, pairs=True) and not sorter.uses_onesweep(100_000)
-    x = random_keys(50_001, np.uint32, np.random.default_rng(13))
-    check_all(x)
-    check_all(x, descending=True)
+def test_pairs_policy():
+    """onesweep="pairs": the one-sweep passes sort pairs and argsort; keys alone take the
+    multi-pass sort."""
+    with using(SortPolicy, onesweep="pairs"):
+        sorter = _radix(get_device(), np.dtype(np.uint32), False)
+        assert sorter.uses_onesweep(100_000, pairs=True) and not sorter.uses_onesweep(100_000)
+        x = random_keys(50_001, np.uint32, np.random.default_rng(13))
+        check_all(x)
+        check_all(x, descending=True)
 
 
 @pytest.mark.parametrize("items", [24])
 @pytest.mark.parametrize("onesweep", [True, False])
-def test_larger_match_tiles(items, onesweep, monkeypatch):
+def test_larger_match_tiles(items, onesweep):
     """The match ranking with 24 keys per invocation (20 is the default; 16 and fewer:
     test_sort.py::test_match_tile_sizes), one-sweep and multi-pass."""
-    monkeypatch.setattr(radix_sort, "MATCH_ITEMS", items)
-    monkeypatch.setattr(radix_sort, "USE_ONESWEEP", onesweep)
-    monkeypatch.setattr(radix_sort, "ONESWEEP_SPIN", 2)
-    sorter = _radix(get_device(), np.dtype(np.float32), False)
-    if not sorter.match or sorter.items != items:
-        pytest.skip("no match path with these tiles on this adapter")
-    assert sorter.uses_onesweep(20_000) == onesweep
-    rng = np.random.default_rng(items)
-    x = random_keys(3 * 256 * items + 77, np.float32, rng)
-    x[::4] = np.round(x[::4] / 100)
-    check_all(x)
-    check_all(x, descending=True)
+    with using(SortPolicy, match_items=items, onesweep=onesweep, spin=2):
+        sorter = _radix(get_device(), np.dtype(np.float32), False)
+        if not sorter.match or sorter.items != items:
+            pytest.skip("no match path with these tiles on this adapter")
+        assert sorter.uses_onesweep(20_000) == onesweep
+        rng = np.random.default_rng(items)
+        x = random_keys(3 * 256 * items + 77, np.float32, rng)
+        x[::4] = np.round(x[::4] / 100)
+        check_all(x)
+        check_all(x, descending=True)
 
 
-# Match-path shapes and variants (ops/radix_sort.py constants), each in both schedules with
+# Match-path shapes and variants (SortPolicy fields), each in both schedules with
 # look-backs that fall back: workgroups larger than the radix (invocations without a digit),
-# late publication (after the ranking), direct writes.
+# late publication (after the ranking), direct writes, the item-by-item ranking.
 MATCH_VARIANTS = {
-    "late": dict(ONESWEEP_EARLY=False),
-    "wg384": dict(MATCH_WG=384),
-    "wg384x8-late": dict(MATCH_WG=384, MATCH_ITEMS=8, ONESWEEP_EARLY=False),
-    "wg512x4": dict(MATCH_WG=512, MATCH_ITEMS=4),
-    "direct-writes": dict(MATCH_SHUFFLE=False),
-    "serial-ranking": dict(MATCH_RANK="serial"),
+    "late": dict(onesweep_early=False),
+    "wg384": dict(match_wg=384),
+    "wg384x8-late": dict(match_wg=384, match_items=8, onesweep_early=False),
+    "wg512x4": dict(match_wg=512, match_items=4),
+    "direct-writes": dict(shuffle=False),
+    "serial-ranking": dict(serial_ranking=True),
 }
 
 
@@ -296,40 +295,18 @@ VARIANT_CASES = [(variant, *schedule) for variant in MATCH_VARIANTS
 
 
 @pytest.mark.parametrize("variant,onesweep,spin,fault", VARIANT_CASES)
-def test_match_variants(variant, onesweep, spin, fault, monkeypatch):
+def test_match_variants(variant, onesweep, spin, fault):
     if not get_device().has_subgroups:
         pytest.skip("adapter has no subgroups")
-    for name, value in {**MATCH_VARIANTS[variant], "USE_ONESWEEP": onesweep, "ONESWEEP_SPIN": spin,
-                        "ONESWEEP_FAULT": fault}.items():
-        monkeypatch.setattr(radix_sort, name, value)
-    sorter = _radix(get_device(), np.dtype(np.float32), False)
-    if not sorter.match:
-        pytest.skip("the adapter's subgroups do not fit this shape's workgroup memory")
-    assert sorter.tile == radix_sort.MATCH_WG * sorter.items
-    assert sorter.uses_onesweep(sorter.tile * 3) == onesweep
-    rng = np.random.default_rng([len(variant), spin, fault])
-    for dtype in DTYPES:
-        x = random_keys(5 * sorter.tile + 123, dtype, rng)
-        check_all(x, descending=dtype == np.int32)
-    dup = rng.integers(-3, 3, 3 * sorter.tile + 5).astype(np.int32)  # long runs of one digit
-    check_all(dup)
-
-
-@pytest.mark.parametrize("onesweep", [True, False])
-def test_measurement_variants_run(onesweep, monkeypatch):
-    """The stripped-down passes benchmarks/sort_h200.py times: without ranking every key
-    goes back where it was read (the sort returns its input), ranking by atomics keeps the
-    keys (in some order), and the pass without look-back runs."""
-    if not get_device().has_subgroups:
-        pytest.skip("adapter has no subgroups")
-    monkeypatch.setattr(radix_sort, "USE_ONESWEEP", onesweep)
-    x = random_keys(20_011, np.uint32, np.random.default_rng(7))
-    monkeypatch.setattr(radix_sort, "MATCH_RANK", "none")
-    if not _radix(get_device(), np.dtype(np.uint32), False).match:
-        pytest.skip("adapter's subgroups do not fit the match path")
-    np.testing.assert_array_equal(sort(x).numpy(), x)
-    monkeypatch.setattr(radix_sort, "MATCH_RANK", "atomic")
-    np.testing.assert_array_equal(np.sort(sort(x).numpy()), np.sort(x))
-    monkeypatch.setattr(radix_sort, "MATCH_RANK", "match")
-    monkeypatch.setattr(radix_sort, "ONESWEEP_LOOKBACK", False)
-    assert sort(x).numpy().shape == x.shape
+    with using(SortPolicy, **MATCH_VARIANTS[variant], onesweep=onesweep, spin=spin, silent_every=fault):
+        sorter = _radix(get_device(), np.dtype(np.float32), False)
+        if not sorter.match:
+            pytest.skip("the adapter's subgroups do not fit this shape's workgroup memory")
+        assert sorter.tile == sorter.policy.match_wg * sorter.items
+        assert sorter.uses_onesweep(sorter.tile * 3) == onesweep
+        rng = np.random.default_rng([len(variant), spin, fault])
+        for dtype in DTYPES:
+            x = random_keys(5 * sorter.tile + 123, dtype, rng)
+            check_all(x, descending=dtype == np.int32)
+        dup = rng.integers(-3, 3, 3 * sorter.tile + 5).astype(np.int32)  # long runs of one digit
+        check_all(dup)

@@ -7,6 +7,8 @@ import pytest
 import wgprim
 from wgprim.ops.order_key import host_keys
 from wgprim.ops import topk as topk_ops
+from wgprim.ops.topk import TopkPolicy
+from wgprim.tuning import using
 from wgprim.ops.segmented import tile_size
 
 
@@ -219,7 +221,7 @@ def test_topk_rows_hypothesis(rows, length, k_frac, dtype, kind, largest, seed):
 def test_topk_rows_lane_shapes(length, rng):
     # every (invocations per row, elements per invocation) shape, k at its limits
     lanes, per_lane = topk_ops.rows_shape(length)
-    assert lanes * per_lane >= length and per_lane <= topk_ops.ROWS_PER_LANE
+    assert lanes * per_lane >= length and per_lane <= TopkPolicy().rows_per_lane
     x = rng.integers(0, 3, (5, length)).astype(np.float32)
     x[:, ::7] = np.nan
     for k in sorted({1, min(length, 16), min(length, topk_ops.ROWS_MAX_K)}):
@@ -234,15 +236,25 @@ def test_topk_rows_more_rows_than_one_grid_dimension(rng):
 
 
 @pytest.mark.parametrize("per_lane,min_lanes", [(32, 4), (4, 1)])
-def test_topk_rows_other_lane_shapes(per_lane, min_lanes, rng, monkeypatch):
+def test_topk_rows_other_lane_shapes(per_lane, min_lanes, rng):
     # fewer invocations per row than bins (4 < 16), and many rows per workgroup
-    monkeypatch.setattr(topk_ops, "ROWS_PER_LANE", per_lane)
-    monkeypatch.setattr(topk_ops, "ROWS_MIN_LANES", min_lanes)
-    for length in (1, 5, 33, 256, 1000):
-        x = rng.integers(0, 4, (11, length)).astype(np.float32)
-        x[:, ::9] = np.nan
-        for k in sorted({1, min(length, 16), min(length, topk_ops.ROWS_MAX_K)}):
-            assert_topk(x, k, largest=bool(k % 2))
+    with using(TopkPolicy, rows_per_lane=per_lane, rows_min_lanes=min_lanes):
+        assert topk_ops.rows_shape(1000)[1] <= per_lane and topk_ops.rows_shape(1)[0] == min_lanes
+        for length in (1, 5, 33, 256, 1000):
+            x = rng.integers(0, 4, (11, length)).astype(np.float32)
+            x[:, ::9] = np.nan
+            for k in sorted({1, min(length, 16), min(length, topk_ops.ROWS_MAX_K)}):
+                assert_topk(x, k, largest=bool(k % 2))
+
+
+@pytest.mark.parametrize("groups", [1, 3])
+def test_topk_with_few_select_workgroups(groups, rng):
+    # each select workgroup loops over many tiles of the keys
+    with using(TopkPolicy, max_groups=groups):
+        x = rng.standard_normal(300_001).astype(np.float32)
+        x[::11] = np.round(x[::11])  # ties
+        assert_topk(x, 100)
+        assert_topk(x, 7, largest=False)
 
 
 # ---- the input's own bits, 64-bit keys, the array API's top_k ------------------------

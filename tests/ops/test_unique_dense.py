@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 import wgprim
 from wgprim.device import binding_limit
 from wgprim.ops import unique_dense
+from wgprim.ops.unique_dense import UniqueDensePolicy
+from wgprim.tuning import using
 
 from support import run_on_gl
 
@@ -16,9 +18,10 @@ DTYPES = (np.uint32, np.int32)
 
 
 @pytest.fixture(autouse=True)
-def dense_at_every_size(monkeypatch):
+def dense_at_every_size():
     """The bitmap from the first key on (by default only large inputs measure their range)."""
-    monkeypatch.setattr(unique_dense, "DENSE_FROM", 0)
+    with using(UniqueDensePolicy, dense_from=0):
+        yield
 
 
 @pytest.fixture
@@ -113,23 +116,22 @@ def test_beyond_one_binding(taken):
     assert all(taken)
 
 
-def test_grid_stride(taken, monkeypatch):
+def test_grid_stride(taken):
     # a few workgroups, each taking many tiles (its cache, or its workgroup-memory bitmap,
     # serving them all), as 2^24 keys and more get by default
-    monkeypatch.setattr(unique_dense, "MARK_GROUPS", 3)
-    monkeypatch.setattr(unique_dense, "LOCAL_GROUPS", 3)
     rng = np.random.default_rng(12)
-    for span in (40, 1500, 60_000, 250_000, 1_500_000):
-        x = rng.integers(0, span, 100_003).astype(np.uint32)
-        x[::7] = 5  # a frequent key
-        check(x, counts=span < 400_000)  # 4n counters at most
-        check(x, inverse=False, counts=False)
+    with using(UniqueDensePolicy, mark_groups=3, local_groups=3):
+        for span in (40, 1500, 60_000, 250_000, 1_500_000):
+            x = rng.integers(0, span, 100_003).astype(np.uint32)
+            x[::7] = 5  # a frequent key
+            check(x, counts=span < 400_000)  # 4n counters at most
+            check(x, inverse=False, counts=False)
     assert all(taken)
 
 
-def test_switch_off_sorts(taken, monkeypatch):
-    monkeypatch.setattr(unique_dense, "ENABLED", False)
-    check(np.arange(10, dtype=np.int32) % 3)
+def test_switch_off_sorts(taken):
+    with using(UniqueDensePolicy, enabled=False):
+        check(np.arange(10, dtype=np.int32) % 3)
     assert taken == []
 
 
@@ -152,13 +154,13 @@ def test_gl_backend_subprocess():
     assert "GL unique ok" in run_on_gl(script)
 
 
-def test_small_inputs_do_not_measure_their_range(monkeypatch, taken, rng):
-    monkeypatch.setattr(unique_dense, "DENSE_FROM", 5000)
-    x = rng.integers(0, 10, 4999).astype(np.uint32)
-    check(x)
-    assert taken == []  # the sort path, no probe
-    check(rng.integers(0, 10, 5000).astype(np.uint32))
-    assert taken == [True]
+def test_small_inputs_do_not_measure_their_range(taken, rng):
+    with using(UniqueDensePolicy, dense_from=5000):
+        x = rng.integers(0, 10, 4999).astype(np.uint32)
+        check(x)
+        assert taken == []  # the sort path, no probe
+        check(rng.integers(0, 10, 5000).astype(np.uint32))
+        assert taken == [True]
 
 
 def test_a_repeated_dense_call_makes_no_gpu_object_and_reads_once(device, rng):

@@ -15,10 +15,11 @@ from wgprim.array import WIDE_DTYPES, Array, asarray, empty, zeros
 from wgprim.ops.atomic_minmax import atomic_min_max, key_range64
 from wgprim.ops.common import as_input
 from wgprim.ops.histogram import (DATA_TYPES, I32, I64, MODE_DIRECT, MODE_SEARCH, MODE_UNIFORM, U32, U64,
-                                  WEIGHT_TYPES, _evenly_spaced, _guide, _needs_windows, _record, _record_windows,
+                                  WEIGHT_TYPES, HistogramPolicy, _evenly_spaced, _guide, _needs_windows, _record, _record_windows,
                                   _thresholds, record_wide, search_table)
 from wgprim.program import Program
 from wgprim.recordings import run_recorded
+from wgprim.tuning import policy
 
 
 def _data_range(x: Array):
@@ -79,7 +80,7 @@ def _setup(dt: np.dtype, bins, range, device):
     bins_key = ("count", bins) if np.ndim(bins) == 0 else ("edges", np.asarray(bins).dtype.str,
                                                             np.asarray(bins).tobytes())
     range_key = None if range is None else tuple((type(v).__name__, np.asarray(v).tobytes()) for v in range)
-    key = (dt.str, bins_key, range_key, device.max_binding_bytes)
+    key = (dt.str, bins_key, range_key, device.max_binding_bytes, policy(HistogramPolicy))  # the guide's cells
     found = _SETUPS.get(key)
     if found is None:
         found = _make_setup(dt, bins, range, device)

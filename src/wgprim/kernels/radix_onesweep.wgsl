@@ -212,10 +212,6 @@ fn onesweep_lookback(t: u32, group: u32, count: u32, published: bool) -> u32 {
     atomicStore(&os_stuck, 0u);
   }
   let bin = atomicLoad(&hist[params.digit * RADIX + digit]);
-  if (!LOOKBACK) {
-    // Measurement only (results wrong): where the tile's keys would start for uniform keys.
-    return bin + min(group * (TILE / RADIX), params.n / RADIX);
-  }
   let mine = params.region + group * RADIX + digit;
   let publish = has_digit && onesweep_publishes(group);
   if (publish && !published) {

@@ -3,7 +3,7 @@
 // Joined after radix_sort.wgsl (its Params, bindings, held, held_digit, stored, pad_bits,
 // group_index and the count kernel); the preamble (ops/radix_sort.py) defines WG (256, 384 or 512: at
 // least one invocation per digit), ITEMS, MAX_SG (the workgroup's subgroups) and the
-// variants SHUFFLE, RANK_MODE and LOOKBACK (below).
+// variants SHUFFLE and SERIAL_RANK (below).
 // Needs the device's subgroup feature (naga rejects the `enable subgroups;` directive).
 //
 // One dispatch, each workgroup on its own tile of MATCH_TILE keys; nothing is read that another
@@ -28,11 +28,8 @@
 //      by adjacent invocations to adjacent addresses. (SHUFFLE = false, measured: each
 //      invocation writes its own keys to digit_base[digit] + rank, no second move.)
 //
-// Measurement variants (RANK_MODE; benchmarks/sort_h200.py, never shipped as default):
-// 1 ranks every key by one workgroup atomicAdd on its subgroup's counter (ranked, not
-// stable: the cost of the ballots), 2 does no ranking at all (keys keep their tile
-// position and are written back to it: the cost of everything else), 3 ranks item after
-// item (each item's shuffle before the next item's atomic: exact, the previous default).
+// SERIAL_RANK = true ranks item after item (each item's shuffle before the next item's
+// atomic: exact, slower than issuing every item's atomics together).
 //
 // Counters: 256 digits x subgroups, u16 halves (digit d of subgroup s in word s * 128 +
 // d % 128, half d / 128; a half holds at most TILE < 65536, so halves never carry). They
@@ -162,18 +159,9 @@ fn peers_of(d: u32) -> vec4<u32> {
 }
 
 // Step 2 for item j, one item at a time (all items j' < j of this subgroup are ranked
-// before; RANK_MODE 1-3).
+// before; SERIAL_RANK).
 fn rank_item(j: u32) {
   let d = held_digit(match_keys[j]);
-  if (RANK_MODE == 1u) {
-    let half = (d >> 7u) * 16u;
-    match_ranks[j] = (atomicAdd(&match_shared[m_counters + (d & 127u)], 1u << half) >> half) & 0xffffu;
-    return;
-  }
-  if (RANK_MODE == 2u) {
-    match_ranks[j] = tile_position(j);
-    return;
-  }
   let peers = peers_of(d);
   let lower = peers & m_below;
   let half = (d >> 7u) * 16u;
@@ -212,9 +200,6 @@ fn rank_finish_item(j: u32) {
 
 // Step 3 for item j: rank within the subgroup's digit run + where that run starts.
 fn place_item(j: u32) {
-  if (RANK_MODE == 2u) {
-    return;
-  }
   let d = held_digit(match_keys[j]);
   let run_start = atomicLoad(&match_shared[m_counters + (d & 127u)]) >> ((d >> 7u) * 16u);
   match_ranks[j] += run_start & 0xffffu;
@@ -233,8 +218,7 @@ fn write_key_item(k: u32) {
   let p = k * WG + m_t;
   if (p < m_valid) {
     let key = atomicLoad(&match_shared[p]);
-    // RANK_MODE 2 (measurement): back to where the key was read.
-    let dest = select(match_digit_base[held_digit(key)] + p, m_base + p, RANK_MODE == 2u);
+    let dest = match_digit_base[held_digit(key)] + p;
     match_dests[k] = dest;
     store_key(dest, stored(key));
   }
@@ -252,7 +236,7 @@ fn write_val_item(k: u32) {
 fn write_key_direct_item(j: u32) {
   if (tile_position(j) < m_valid) {
     let key = match_keys[j];
-    let dest = select(match_digit_base[held_digit(key)] + match_ranks[j], m_base + tile_position(j), RANK_MODE == 2u);
+    let dest = match_digit_base[held_digit(key)] + match_ranks[j];
     match_dests[j] = dest;
     store_key(dest, stored(key));
   }
@@ -283,7 +267,7 @@ fn for_load_val() {
 }
 
 fn for_rank() {
-  if (RANK_MODE == 0u) {
+  if (!SERIAL_RANK) {
     for_rank_issue();
     for_rank_finish();
     return;

@@ -245,23 +245,6 @@ fn radix_probe(@builtin(workgroup_id) wid: vec3<u32>,
   probe_end(t, vec2<u32>(any, all));
 }
 
-// The probe and the first pass's count in one read of the keys (the multi-pass sort's
-// first digit is 0 whenever that digit varies): the digit-0 counts of each tile, as
-// radix_count writes them, and (OR, AND) into key_bits. params.shift is 0.
-@compute @workgroup_size(WG)
-fn radix_probe_count(@builtin(workgroup_id) wid: vec3<u32>,
-                     @builtin(num_workgroups) nwg: vec3<u32>,
-                     @builtin(local_invocation_index) t: u32) {
-  let group = group_index(wid, nwg);
-  if (group >= params.groups) {
-    return;
-  }
-  probe_begin(t);
-  let bits = count_tile(t, group * TILE, min(TILE, params.n - group * TILE));
-  probe_end(t, bits);
-  store_counts(t, group);
-}
-
 // ---- dispatch 1: digit counts per tile -----------------------------------------------
 var<workgroup> histogram: array<atomic<u32>, RADIX>;
 
@@ -272,7 +255,7 @@ var<workgroup> histogram: array<atomic<u32>, RADIX>;
 // 0.17 against 0.15 ms a count pass). One tile per workgroup: 4, 8 or 16 tiles, each
 // counted into its own row, the rows stored together, measured slower (a 2^26 sort 2.54,
 // 2.78, 3.47 against 2.43 ms; docs/sort.md).
-// Returns the OR and AND of this invocation's keys (for the probe).
+// Returns the OR and AND of this invocation's keys.
 fn count_tile(t: u32, base: u32, valid: u32) -> vec2<u32> {
   for (var d = t; d < RADIX; d += WG) {
     atomicStore(&histogram[d], 0u);

@@ -15,7 +15,6 @@ override P: u32 = 64u;       // padded segment capacity (a power of two)
 const VALUES_NONE: u32 = 0u;
 const VALUES_GATHER: u32 = 1u;   // vals_out = vals_in at the key's old position
 const VALUES_POSITION: u32 = 2u; // vals_out = the key's old position in its segment
-const VALUES_CARRIED: u32 = 3u;  // vals_in are u32 tie-breakers (e.g. indices), carried
 
 struct Params {
   slots: u32,        // segments in this dispatch
@@ -83,9 +82,6 @@ fn sort_small(@builtin(workgroup_id) wid: vec3<u32>,
       if (pos < b.y - b.x) {
         key = to_radix(keys_in[b.x + pos], params.mode);
         tie = pos;
-        if (params.value_mode == VALUES_CARRIED) {
-          tie = vals_in[b.x + pos];
-        }
       }
     }
     sk[e] = key;
@@ -164,13 +160,7 @@ fn sort_small(@builtin(workgroup_id) wid: vec3<u32>,
       }
       if (pos < limit) {
         let tie = si[e];
-        // The key's own bits, from its position (a carried tie-breaker is no position:
-        // those keys come back from their order key).
-        if (params.value_mode == VALUES_CARRIED) {
-          keys_out[base + pos] = from_radix(sk[e], params.mode);
-        } else {
-          keys_out[base + pos] = keys_in[b.x + tie];
-        }
+        keys_out[base + pos] = keys_in[b.x + tie];  // the key's own bits, from its position
         if (params.value_mode == VALUES_GATHER) {
           vals_out[base + pos] = vals_in[b.x + tie];
         } else if (params.value_mode != VALUES_NONE) {

@@ -24,6 +24,8 @@ docs/histogram_select.md). bincount with float32 weights returns float32 (numpy:
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from wgprim.array import Array, asarray
@@ -33,6 +35,7 @@ from wgprim.ops.common import chunks
 from wgprim.ops.search import bound_in, search_recorder
 from wgprim.pipelines import get_pipeline
 from wgprim.program import Program
+from wgprim.tuning import policy
 
 U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
 U64, I64, F64 = np.dtype(np.uint64), np.dtype(np.int64), np.dtype(np.float64)
@@ -42,22 +45,32 @@ WGSL = {U32: "u32", I32: "i32", F32: "f32"}
 
 WG = 256
 VEC_TILE = WG * 4        # elements per workgroup per round; chunks are multiples of it
-# Workgroups per chunk. Few and fat: each strides over many tiles and zeroes, fills and
-# merges its private histogram once. (Set from H200 measurements, docs/histogram_select.md.)
-MAX_GROUPS = 1056
-# Copies of each private histogram; invocation t uses copy t / (WG / copies), i.e. one copy
-# per 32 consecutive invocations with 8 copies: a hot bin contends inside one subgroup-sized
-# group instead of the whole workgroup. Any power of two up to WG (the kernel's COPIES).
-MAX_COPIES = 8
-# Compute each bin's key range into workgroup memory once per workgroup (read per element
-# by the estimate's check and the binary search) when it fits next to the private histogram.
-SHARED_EDGES = True
-# Uneven explicit edges: a guide table of this many cells per bin, at most GUIDE_MAX_CELLS
-# (64 KiB, read through the cache), gives most elements their bin without a search.
-# (H200, 257 geometric edges, 2^28 f32: 8 cells per bin 1.04 ms, 16: 0.79, 32: 0.66,
-# 64: 0.57, 256 cells per bin (256 KiB): 1.37 ms; binary search alone: 2.01 ms.)
-GUIDE_CELLS_PER_BIN = 64
-GUIDE_MAX_CELLS = 16384
+GUIDE_MAX_CELLS = 16384  # the guide table's cells at most (64 KiB, read through the cache)
+
+
+@dataclasses.dataclass(frozen=True)
+class HistogramPolicy:
+    """The histogram's choices (read where its steps are recorded; wgprim.tuning). Set from
+    H200 measurements, docs/histogram_select.md."""
+
+    # Workgroups per chunk. Few and fat: each strides over many tiles and zeroes, fills and
+    # merges its private histogram once.
+    max_groups: int = 1056
+    # Copies of each private histogram; invocation t uses copy t / (WG / copies), i.e. one
+    # copy per 32 consecutive invocations with 8 copies: a hot bin contends inside one
+    # subgroup-sized group instead of the whole workgroup. A power of two up to WG.
+    max_copies: int = 8
+    # Compute each bin's key range into workgroup memory once per workgroup (read per
+    # element by the estimate's check and the binary search) when it fits next to the
+    # private histogram.
+    shared_edges: bool = True
+    # Uneven explicit edges: a guide table of this many cells per bin (at most
+    # GUIDE_MAX_CELLS) gives most elements their bin without a search; 0: the search alone.
+    guide_cells_per_bin: int = 64
+
+    def __post_init__(self):
+        if not (1 <= self.max_copies <= WG and self.max_copies & (self.max_copies - 1) == 0):
+            raise ValueError(f"max_copies must be a power of two from 1 to {WG}, not {self.max_copies}")
 MODE_UNIFORM, MODE_SEARCH, MODE_DIRECT = 0, 1, 2
 
 
@@ -97,8 +110,9 @@ def _private_shape(device: Device, nbins: int, mode: int) -> tuple[int, int, int
     if priv > room:
         return None
     # bin key ranges: nbins of them at most, two words each
-    edges = priv if SHARED_EDGES and mode != MODE_DIRECT and 3 * priv <= room else 1
-    copies = max(1, min(MAX_COPIES, WG, 4096 // priv))  # many bins spread contention by themselves
+    chosen = policy(HistogramPolicy)
+    edges = priv if chosen.shared_edges and mode != MODE_DIRECT and 3 * priv <= room else 1
+    copies = max(1, min(chosen.max_copies, WG, 4096 // priv))  # many bins spread contention by themselves
     while copies > 1 and priv * copies + 2 * edges > room:
         copies //= 2
     return priv, copies, edges
@@ -137,7 +151,7 @@ def _record(program: Program, x: Array, weights: Array | None, thresholds: Array
     scale_bits = _bits(scale, F32)
     shift_bits = _bits((float(lo) - first) * scale if mode != MODE_DIRECT else 0.0, F32)
     for c in chunks(x.size, dt.itemsize, VEC_TILE, dev):
-        groups = min(MAX_GROUPS, -(-c.count // VEC_TILE))
+        groups = min(policy(HistogramPolicy).max_groups, -(-c.count // VEC_TILE))
         params = program.params(c.count, groups, nbins, m, lo_bits, hi_bits, scale_bits, shift_bits, cells)
         bindings = {0: params, 1: c.view(x), 3: thresholds.buffer, 4: hist_view or hist.buffer}
         if weights is not None:
@@ -247,7 +261,7 @@ def _guide(thresholds: np.ndarray, first: float, last: float, nbins: int) -> np.
     cells from the first edge to the last, as uint32, or None when the range is not a
     finite positive width. Only a hint: the kernel checks every answer it gives."""
     width = last - first
-    cells = min(GUIDE_MAX_CELLS, GUIDE_CELLS_PER_BIN * nbins)
+    cells = min(GUIDE_MAX_CELLS, policy(HistogramPolicy).guide_cells_per_bin * nbins)
     if cells < 1 or not (np.isfinite(width) and width > 0):
         return None
     bounds = first + width * (np.arange(cells + 1) / cells)

@@ -36,7 +36,7 @@ from wgprim.program import Program
 WG = 256
 U32 = np.dtype(np.uint32)
 SORT_KEY_DTYPES = (np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32))
-VALUES_NONE, VALUES_GATHER, VALUES_POSITION, VALUES_CARRIED = 0, 1, 2, 3
+VALUES_NONE, VALUES_GATHER, VALUES_POSITION = 0, 1, 2  # kernels/segmented_sort.wgsl's value modes
 
 
 def _copy(device, src: Array, dst: Array, src_start: int = 0, dst_start: int = 0, count: int | None = None) -> None:

@@ -24,6 +24,8 @@ storage binding.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from wgprim.array import Array, empty
@@ -36,6 +38,7 @@ from wgprim.pipelines import get_pipeline
 from wgprim.probes import consecutive_subgroups
 from wgprim.program import Program
 from wgprim.recordings import run_recorded
+from wgprim.tuning import policy
 
 U32, I32, F32 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)
 U64, I64, F64 = np.dtype(np.uint64), np.dtype(np.int64), np.dtype(np.float64)
@@ -45,47 +48,58 @@ WGSL = {U32: "u32", I32: "i32", F32: "f32"}
 
 WG = 256
 TILE = WG * 4 * 4  # elements per tile: 4 mask words (16 flags) per invocation
-# Tiles per workgroup (a block): the count and the scan work per block, the scatter walks
-# the block's tiles in order. On an H200 one tile per workgroup measured fastest (2, 4, 8:
-# the scatter 2.4x to 3.8x slower), see docs/histogram_select.md.
-TILES_PER_GROUP = 1
 # Blocks counted per workgroup of the count dispatch (the kernel's COUNT_BLOCKS).
 COUNT_BLOCKS = 16
-# How a tile's kept elements are ranked and written (kernels/select_emit_*.wgsl):
-# "subgroup" (each store instruction of a subgroup writes one unbroken run of the output;
-# needs subgroups of consecutive invocations), "words" (each invocation writes the kept
-# elements of its own 4 consecutive ones), or None: "subgroup" where the adapter allows it
-# and the input has more than SUBGROUP_EMIT_ABOVE elements. H200, the three phases, f32,
-# half kept (benchmarks/scan-h200-2026-12-01-compact-sizes.txt, -compact-emit.txt):
-# subgroup / words 0.0420 / 0.0353 ms at 2^20, 0.0507 / 0.0453 at 2^22, 0.0607 / 0.0635
-# at 2^23, 0.0786 / 0.0858 at 2^24, 0.7165 / 0.8146 at 2^28 (its extra load instructions
-# cost more than its stores save while the tiles are few).
-EMIT = None
-SUBGROUP_EMIT_ABOVE = 1 << 22
-# unique(return_inverse=True) by sorting: order the inverse's writes by destination window
-# first (_inverse). False: one random scatter (measurements and tests).
-INVERSE_BY_WINDOWS = True
+EMITS = (None, "subgroup", "words")
 
 
-def emit_fragment(device, n: int) -> str:
+@dataclasses.dataclass(frozen=True)
+class SelectPolicy:
+    """Compaction's and unique's choices (read where their recorders are looked up;
+    wgprim.tuning). Measurements behind the defaults: docs/histogram_select.md and
+    docs/scan.md."""
+
+    # Tiles per workgroup (a block): the count and the scan work per block, the scatter
+    # walks the block's tiles in order (on an H200 one tile per workgroup is fastest).
+    tiles_per_group: int = 1
+    # How a tile's kept elements are ranked and written (kernels/select_emit_*.wgsl):
+    # "subgroup" (each store instruction of a subgroup writes one unbroken run of the
+    # output; needs subgroups of consecutive invocations), "words" (each invocation writes
+    # the kept elements of its own 4 consecutive ones), or None: "subgroup" where the
+    # adapter allows it and the input has more than subgroup_emit_above elements (measured:
+    # docs/scan.md).
+    emit: str | None = None
+    subgroup_emit_above: int = 1 << 22
+    # unique(return_inverse=True) by sorting: order the inverse's writes by destination
+    # window first (_inverse). False: one random scatter.
+    inverse_by_windows: bool = True
+
+    def __post_init__(self):
+        if self.emit not in EMITS:
+            raise ValueError(f"emit must be None, 'subgroup' or 'words', not {self.emit!r}")
+        if self.tiles_per_group < 1 or self.tiles_per_group & (self.tiles_per_group - 1):
+            raise ValueError(f"tiles_per_group must be a power of two, not {self.tiles_per_group}")
+
+
+def emit_fragment(device, n: int, chosen: SelectPolicy | None = None) -> str:
     """The kernel file that ranks and writes the tiles of a compaction of n elements on
-    this device (EMIT)."""
-    if EMIT not in (None, "subgroup", "words"):
-        raise ValueError(f"EMIT must be None, 'subgroup' or 'words', not {EMIT!r}")
-    wanted = EMIT or ("subgroup" if n > SUBGROUP_EMIT_ABOVE else "words")
+    this device (SelectPolicy.emit; default: the policy in force)."""
+    chosen = chosen or policy(SelectPolicy)
+    wanted = chosen.emit or ("subgroup" if n > chosen.subgroup_emit_above else "words")
     subgroup = wanted == "subgroup" and consecutive_subgroups(device)
     return "select_emit_subgroup" if subgroup else "select_emit_words"
 
 
-def _block_tiles(device) -> int:
-    """Tiles per block: TILES_PER_GROUP, fewer when a block would not fit one binding."""
-    tpw = TILES_PER_GROUP
+def _block_tiles(device, chosen: SelectPolicy) -> int:
+    """Tiles per block: chosen.tiles_per_group, fewer when a block would not fit one
+    binding."""
+    tpw = chosen.tiles_per_group
     while tpw > 1 and TILE * tpw * 4 > device.max_binding_bytes:
         tpw //= 2
     return tpw
 
 
-def _as_mask(mask, n: int | None = None, shape=None) -> Array:
+def _as_mask(mask, shape=None) -> Array:
     m = as_input(mask)
     if m.dtype != BOOL:
         raise TypeError(f"mask must be a bool array, not {m.dtype}")
@@ -112,11 +126,12 @@ class CompactRecorder:
     is None, ordered): `record(program, x, mask)` adds the steps to any Program (the
     pipelines, chosen by the input's size, are built once per device)."""
 
-    def __init__(self, device, dt: np.dtype | None, ordered: bool):
+    def __init__(self, device, dt: np.dtype | None, ordered: bool, chosen: SelectPolicy | None = None):
         self.device, self.ordered = device, ordered
+        self.policy = chosen = chosen or policy(SelectPolicy)
         self.dt = U32 if dt is None else np.dtype(dt)
         self.kind = "indices" if dt is None else "values"
-        tpw = _block_tiles(device)
+        tpw = _block_tiles(device, chosen)
         self.block = TILE * tpw
         self.consts = {"WG": WG, "TPW": tpw}
         # ranks: the block scan of vec4<u32> sums (4 columns of flag counts at once)
@@ -125,7 +140,7 @@ class CompactRecorder:
             self.scan = ScanRecorder(device, U32, "sum")
 
     def _pipeline(self, entry: str, n: int):
-        kernel = ("select", emit_fragment(self.device, n))
+        kernel = ("select", emit_fragment(self.device, n, self.policy))
         return get_pipeline(self.device, kernel, self.preamble, entry, self.consts)
 
     def parts(self, n: int) -> list:
@@ -160,12 +175,13 @@ class CompactRecorder:
 
 
 def compact_recorder(device, dt: np.dtype | None, ordered: bool) -> CompactRecorder:
-    """The CompactRecorder of (dt, ordered) on `device`, looked up (caches.lookup); its
-    blocks depend on TILES_PER_GROUP and the device's binding limit, its scans on the
-    device's block-scan path."""
-    key = ("compact", None if dt is None else np.dtype(dt), bool(ordered), _block_tiles(device),
-           consecutive_subgroups(device))
-    return lookup(device, key, lambda: CompactRecorder(device, dt, ordered))
+    """The CompactRecorder of (dt, ordered) on `device` with the SelectPolicy in force,
+    looked up (caches.lookup); its blocks depend on the policy and the device's binding
+    limit, its scans on the device's block-scan path."""
+    chosen = policy(SelectPolicy)
+    key = ("compact", None if dt is None else np.dtype(dt), bool(ordered), _block_tiles(device, chosen),
+           consecutive_subgroups(device), chosen)
+    return lookup(device, key, lambda: CompactRecorder(device, dt, ordered, chosen))
 
 
 def _gather_outputs(outs: list[Array], counts: np.ndarray, dt: np.dtype) -> Array:
@@ -272,7 +288,7 @@ def _inverse(s: Array, perm: Array, shape, equal_nan: bool = True) -> Array:
     _record_run_starts(program, s, flags, "mark_runs_u32", equal_nan)
     scan_recorder(dev, U32, "sum", n, "reduce-then-scan").record(program, flags, ids, exclusive=False)
     windows = tuple(d for d in (2, 3) if (n - 1) >> (8 * d))
-    if windows and INVERSE_BY_WINDOWS:
+    if windows and policy(SelectPolicy).inverse_by_windows:
         by_window = flags, Array(program.temp(4 * n), U32, (n,), dev)  # the flags are scanned: reuse
         radix_sorter(dev, U32, False).record(program, perm, by_window[0], ids, by_window[1], digits=windows)
         perm, ids = by_window

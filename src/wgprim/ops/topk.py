@@ -22,6 +22,8 @@ the first k; longer rows (and rows of 64-bit keys) are selected one at a time.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from wgprim.array import Array, empty
@@ -30,12 +32,10 @@ from wgprim.ops.common import chunks
 from wgprim.ops.gather import record_gather
 from wgprim.pipelines import get_pipeline
 from wgprim.program import Program
+from wgprim.tuning import policy
 
 WG = 256
 U32, U64 = np.dtype(np.uint32), np.dtype(np.uint64)
-# Select workgroups, each looping over the keys: topk of 2^28 f32 on an H200 took 0.84 ms
-# (512: 0.93, 2048: 0.88).
-MAX_GROUPS = 1024
 CAP = 16384  # candidates kept after a pass (kernels/topk_select.wgsl)
 MAX_STEPS = 9  # three levels (two key words and the index) of three digits
 STATE_WORDS = 16
@@ -48,6 +48,21 @@ RANK_MAX = 4096
 RANK_ALL_UP_TO = 2048
 KEY_DTYPES = tuple(np.dtype(t) for t in (np.uint32, np.int32, np.float32, np.uint64, np.int64, np.float64))
 _WGSL = {"u": "u32", "i": "i32", "f": "f32"}
+
+
+@dataclasses.dataclass(frozen=True)
+class TopkPolicy:
+    """top-k's choices (read where its steps are recorded; wgprim.tuning). Measurements
+    of the rows' shape: docs/axis_segmented_topk.md."""
+
+    # Select workgroups, each looping over the keys: topk of 2^28 f32 on an H200 took
+    # 0.84 ms (512: 0.93, 2048: 0.88).
+    max_groups: int = 1024
+    # Rows (kernels/topk_rows.wgsl): elements per invocation aimed at (fewer barriers per
+    # element than 8 or 4), and invocations per row at least (rows per workgroup at most
+    # WG / rows_min_lanes).
+    rows_per_lane: int = 16
+    rows_min_lanes: int = 16
 
 _NARROW = """alias Raw = u32;
 const KEY_WORDS: u32 = 1u;
@@ -90,6 +105,7 @@ class Selection:
         key is fixed (state words FIXED..); "element": the k-th key and its index (the
         element a stable sort puts at rank k)."""
         dev, n, dt = keys.device, keys.size, keys.dtype
+        chosen_policy = policy(TopkPolicy)
         self.program, self.keys, self.k, self.dtype = p, keys, k, dt
         key_only, write_out = mode == "key", mode == "topk"
         levels = (2 if dt.itemsize == 8 else 1) + (0 if key_only else 1)
@@ -106,7 +122,7 @@ class Selection:
                  7: self.chosen_index.buffer}
         windows = []  # (params, bindings) of each window's pass and take
         for c in chunks(n, dt.itemsize, WG, dev):
-            groups = min(-(-c.count // (WG * 16)), MAX_GROUPS)
+            groups = min(-(-c.count // (WG * 16)), chosen_policy.max_groups)
             windows.append((groups, {0: p.params(c.count, k, groups, c.start, n), 1: c.view(keys), **pairs}))
         # The entries that never read a value compile once for every dtype of a width.
         plain = U64 if dt.itemsize == 8 else U32
@@ -150,18 +166,16 @@ def record_rank(p: Program, keys: Array, k: int, largest: bool, values: Array, i
 
 
 ROWS_MAX_K = 64         # kernels/topk_rows.wgsl: slots per row
-ROWS_MAX_LENGTH = 4096  # rows held by at most WG invocations of ROWS_PER_LANE elements
-# Elements per invocation aimed at: 16 took (2^20, 256) k = 16 from 5.0 ms (8) to 3.0 ms
-# on an H200 (fewer barriers per element); 4: 5.05 ms.
-ROWS_PER_LANE = 16
-ROWS_MIN_LANES = 16     # invocations per row at least (rows per workgroup at most WG / 16)
+ROWS_MAX_LENGTH = 4096  # rows held by at most WG invocations of 16 elements
 
 
 def rows_shape(length: int) -> tuple[int, int]:
     """(invocations per row, elements per invocation) of kernels/topk_rows.wgsl: about
-    ROWS_PER_LANE elements each (up to ROWS_MAX_LENGTH / WG when WG invocations hold a row)."""
-    lanes = 1 << max(0, (-(-length // ROWS_PER_LANE) - 1).bit_length())
-    lanes = min(WG, max(ROWS_MIN_LANES, lanes))
+    TopkPolicy.rows_per_lane elements each (up to ROWS_MAX_LENGTH / WG when WG invocations
+    hold a row)."""
+    chosen = policy(TopkPolicy)
+    lanes = 1 << max(0, (-(-length // chosen.rows_per_lane) - 1).bit_length())
+    lanes = min(WG, max(chosen.rows_min_lanes, lanes))
     return lanes, -(-length // lanes)
 
 

@@ -10,13 +10,15 @@ many keys' atomics); return_inverse reads each key's position from the bitmap an
 scan.
 
 The range is measured first (one atomic min/max pass, ops/atomic_minmax.py, and a read
-back: a sync with the GPU, so only from DENSE_FROM keys on, where the bitmap's saving over
+back: a sync with the GPU, so only from UniqueDensePolicy.dense_from keys on, where the bitmap's saving over
 the sort pays for it); ranges too wide for the bitmap to pay (see `dense_range`) and
 float keys go to the sort path of ops/select.py. Bit b stands for order key low + b (ops/order_key.py),
 so u32 and i32 share one kernel. Counting sort by any other name: the classic answer when keys are
 bounded (Knuth, TAOCP vol. 3, 5.2 "distribution counting").
 """
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
@@ -27,18 +29,14 @@ from wgprim.ops.scan import scan_recorder
 from wgprim.pipelines import get_pipeline
 from wgprim.program import Program
 from wgprim.recordings import run_recorded
+from wgprim.tuning import policy
 
 U32 = np.dtype(np.uint32)
 WG = 256
 VECS = 4  # vec4 loads per invocation of dense_mark (the kernel's VECS)
-ENABLED = True  # False: unique always sorts (tests and measurements of the sort path)
 # Ranges the workgroup-memory form of the mark takes: 2048 words (8 KiB) of bits, or of
 # counters with return_counts. Narrow ranges would send every global atomic to a few words.
 LOCAL_WORDS = 2048
-LOCAL_GROUPS = 1024  # grid-stride workgroups of the local form: each flushes its words once
-# Workgroups of the global form (grid-stride over tiles of WG * VECS * 4 keys): each fills
-# and flushes its cache of frequent words once.
-MARK_GROUPS = 4096
 # Widest range the bitmap takes: 2^27 bits (16 MiB) and 16 bits per key; with
 # return_counts 2^22 counters (16 MiB) and 4 counters per key. Wider ones sort. (On an
 # H200, 2^26 keys: 2^24 bits 0.85 ms, 2^27 bits 1.52, the sort 2.1-2.8; 2^24 counters,
@@ -50,11 +48,23 @@ MAX_COUNTERS, COUNTERS_PER_KEY = 2**22, 4
 # atomics, a counter 64 (H200: 0.81 ms with counters, 1.12 with bits; at 2^22 values bits
 # win, 0.91 against 1.16).
 VALUES_BY_COUNTERS_UP_TO = 2**20
-# Fewest keys for which the range is measured at all. The probe is a sync with the GPU (a
-# map, 0.10-0.14 ms on an H200 through wgpu-py); below this the sort path costs less than
-# that saving (H200, 2026-12-01: sort of u32 0.11 ms at 2^20 against 0.07 for the bitmap
-# and its probe's pass, 0.64 against 0.28 at 2^24). Tests set 0.
-DENSE_FROM = 2**23
+
+
+@dataclasses.dataclass(frozen=True)
+class UniqueDensePolicy:
+    """The bitmap path's choices (read where unique() decides; wgprim.tuning)."""
+
+    # False: unique always sorts (tests and measurements of the sort path).
+    enabled: bool = True
+    # Fewest keys for which the range is measured at all. The probe is a sync with the GPU
+    # (a map, 0.10-0.14 ms on an H200 through wgpu-py); below this the sort path costs less
+    # than the bitmap saves (docs/histogram_select.md). Tests set 0.
+    dense_from: int = 2**23
+    # Grid-stride workgroups of the local form of the mark: each flushes its words once.
+    local_groups: int = 1024
+    # Workgroups of the global form (grid-stride over tiles of WG * VECS * 4 keys): each
+    # fills and flushes its cache of frequent words once.
+    mark_groups: int = 4096
 
 
 def uses_counters(bits: int, counts: bool) -> bool:
@@ -122,9 +132,10 @@ def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
     """(values, inverse or None, counts or None) as numpy.unique gives them, or None when
     the keys' range is too wide for the bitmap (the caller sorts)."""
     dev, n, dt = flat.device, flat.size, flat.dtype
+    chosen = policy(UniqueDensePolicy)
     # Integers only: float keys are narrow only for runs of adjacent floats, so measuring
     # their range would only add a pass (0.07 ms at 2^26) before the sort.
-    if not ENABLED or dt.kind not in "iu" or n < DENSE_FROM:
+    if not chosen.enabled or dt.kind not in "iu" or n < chosen.dense_from:
         return None
     low, high = _key_range(flat)
     bits = high - low + 1
@@ -162,10 +173,10 @@ def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
                          {0: program.params(bits, 0, lo, words, hi), 2: bitmap, 3: counters}, -(-spread // WG))
         for c in chunks(n, dt.itemsize, WG * VECS * 4, dev):
             if local:
-                groups = min(LOCAL_GROUPS, -(-c.count // (WG * 4)))
+                groups = min(chosen.local_groups, -(-c.count // (WG * 4)))
                 entry = "dense_mark_local"
             else:
-                groups = min(MARK_GROUPS, -(-c.count // (WG * VECS * 4)))
+                groups = min(chosen.mark_groups, -(-c.count // (WG * VECS * 4)))
                 entry = "dense_mark"
             program.dispatch(f"unique mark{' local' if local else ''}", pipe(entry),
                              {0: program.params(c.count, groups, lo, words, hi), 1: c.view(flat), 2: bitmap,
@@ -190,7 +201,7 @@ def unique_dense(flat: Array, shape, return_inverse: bool, return_counts: bool):
 
     # Kept per range and options (the buffers of the call's arrays are part of the key):
     # a repeated call submits the kept steps and reads the count in the same submit.
-    key = ("unique dense", low, bits, counting, local, return_inverse)
+    key = ("unique dense", low, bits, counting, local, return_inverse, chosen)
     (raw,) = run_recorded(dev, key, (flat, *outputs), record, "unique (bitmap)", reads=[(total.buffer, 0, 4)])
     k = int(raw.view(np.uint32)[0])
     values = values.alias((k,))
