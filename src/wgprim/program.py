@@ -143,8 +143,11 @@ class Program:
         self.pool = pool(self.device)
 
     def __del__(self):
-        if self.pinned:  # recorded, never submitted (an error while recording): noted, no lock taken
+        # Noted, no lock taken (a finalizer may run inside the pool's critical sections).
+        if self.pinned:  # recorded, never submitted (an error while recording)
             self.pool.unpins.append(self.pinned)
+        if self.held:  # a plan's program, collected with its plan: the temporaries go back
+            self.pool.returned.extend(self.held)
 
     def _uses(self, *buffers) -> None:
         if self.externals:
