@@ -51,9 +51,10 @@ def release(wgprim) -> None:
 
 
 def brief(stats: dict) -> str:
-    keys = ["in_use_bytes", "cached_bytes", "free_bytes", "recording_bytes", "peak_in_use_bytes",
-            "used_bytes", "peak_bytes"]
-    return " ".join(f"{k.replace('_bytes', '')}={stats[k] / 2**20:.0f}MiB" for k in keys if k in stats)
+    keys = ["used_bytes", "peak_bytes", "cached_bytes", "free_bytes", "kept_recording_bytes", "staging_bytes"]
+    text = " ".join(f"{k.replace('_bytes', '')}={stats[k] / 2**20:.0f}MiB" for k in keys if k in stats)
+    counts = [k for k in ("kept_recordings", "bind_groups", "pipelines") if k in stats]
+    return text + "".join(f" {k}={stats[k]}" for k in counts)
 
 
 def main() -> None:

@@ -337,6 +337,7 @@ class MemoryPool:
         for release in list(self.releasers.values()):
             release()
         self._destroy_free()
+        return_host_memory()
 
     def _destroy_free(self) -> None:
         self.settle()
@@ -384,6 +385,26 @@ class MemoryPool:
                     **outside, "cached_bytes": cached, "total_bytes": used + cached, "peak_bytes": self._peak,
                     "limit_bytes": self.limit, "limit_fixed": self._fixed is not None,
                     "free_blocks": len(self._lru), "hits": self.hits, "misses": self.misses}
+
+
+def return_host_memory() -> None:
+    """Give the C heap's free memory back to the system (glibc's malloc_trim; elsewhere
+    nothing). Buffers the driver keeps in host memory (all of them on a CPU adapter such as
+    lavapipe) are freed into that heap, which otherwise keeps the pages: on lavapipe the
+    process's RSS after a release stayed ~50 MB higher without it."""
+    global _malloc_trim
+    if _malloc_trim is None:
+        try:
+            import ctypes
+
+            _malloc_trim = getattr(ctypes.CDLL(None), "malloc_trim", False)
+        except (OSError, AttributeError, ImportError):
+            _malloc_trim = False
+    if _malloc_trim:
+        _malloc_trim(0)
+
+
+_malloc_trim = None  # glibc's malloc_trim, False where there is none
 
 
 def byte_count(value, name: str) -> int:
