@@ -129,3 +129,33 @@ def test_get_limit_gives_back_what_set_limit_took(device, value, error):
         pool.set_limit(value)
     pool.set_limit(12345)
     assert pool.get_limit() == 12345
+
+
+def test_threads_whose_recordings_evict_each_other_get_their_own_results(fresh, rng, monkeypatch):
+    import threading
+
+    # A budget of about one recording: every thread's call evicts another thread's, which
+    # may be between finding its recording and submitting it.
+    monkeypatch.setattr(recordings, "RECORDING_SHARE", 1.0)
+    inputs = [rng.integers(0, 2**32, 20_000 + 1531 * i, dtype=np.uint64).astype(np.uint32) for i in range(6)]
+    wgprim.sort(inputs[-1])
+    wgprim.memory_pool().set_limit(int(wgprim.memory_stats()["kept_recording_bytes"] * 1.2))
+    errors = []
+
+    def work(x):
+        try:
+            for _ in range(6):
+                if not np.array_equal(wgprim.sort(x).numpy(), np.sort(x)):
+                    errors.append("wrong sort")
+        except Exception as error:  # reported below
+            errors.append(repr(error))
+
+    threads = [threading.Thread(target=work, args=(x,)) for x in inputs]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        wgprim.memory_pool().set_limit(None)
+    assert errors == []

@@ -131,7 +131,8 @@ class Program:
     pinned: list = field(default_factory=list)
     externals: frozenset = frozenset()
     waiting: int = 0  # times queued in a batch and not yet submitted
-    evicted: bool = False  # dropped from the kept recordings: release once no batch holds it
+    running: int = 0  # kept recordings: calls between finding it and submitting it (recordings.py)
+    evicted: bool = False  # dropped from the kept recordings: release once no batch or call holds it
     # Exact-size buffers (a caller's, of a size not a multiple of 16): id -> (buffer, its
     # padded copy), every step using the copy; the copies written, to copy back at run().
     padded: dict = field(default_factory=dict)
@@ -476,7 +477,7 @@ class Program:
         if queued and not self.transient:
             self.waiting -= 1
             self.pool.unpin(self.buffers())
-            if self.evicted and not self.waiting:
+            if self.evicted and not self.waiting and not self.running:
                 self.release()
         elif self.transient:
             self.release()

@@ -74,14 +74,17 @@ def recorded(device: Device, key: tuple, arrays: tuple, record, label: str = "")
     shape gets that buffer and this recording again. Recordings that bind a buffer the pool
     destroys are dropped with it. The key also holds the device's binding limit, its loop
     cap and settings() (tests change all three). Thread-safe (two threads may record the same key at
-    once; one recording is kept)."""
+    once; one recording is kept). The caller runs the Program, then calls finished(): until
+    then another thread's eviction does not give its temporaries back."""
     buffers = tuple(a.buffer for a in arrays)
     full = (key, tuple((id(a.buffer), a.shape, a.dtype.str) for a in arrays), device.max_binding_bytes,
             device.loop_cap, settings())
     table, index, doomed = _table(device)
-    found = table.get(full)
-    if found is not None:
-        return found[0]
+    with table.lock:
+        found = table.get(full)
+        if found is not None:
+            found[0].running += 1  # until finished(): no other thread's eviction releases it before
+            return found[0]
     program = Program(device, label, transient=False, externals=frozenset(id(b) for b in buffers))
     try:
         record(program, *arrays)
@@ -101,13 +104,29 @@ def recorded(device: Device, key: tuple, arrays: tuple, record, label: str = "")
             for i in ids:
                 index.setdefault(i, set()).add(full)
             pool.note_kept(held)
+            program.running += 1
             table.max_bytes = pool.limit
             table.keep(full, (program, buffers, held, ids), held)
+        else:
+            first[0].running += 1
     if first is not None:  # another thread kept one first
         program.release()
         program = first[0]
     _drop_doomed(device)
     return program
+
+
+def finished(device: Device, program: "Program") -> None:
+    """The call that got `program` from recorded() has submitted (or queued) it: an
+    eviction meanwhile released nothing, so release it now if it was evicted."""
+    if program.transient:
+        return
+    table = _table(device)[0]
+    with table.lock:
+        program.running -= 1
+        release = program.evicted and not program.running and not program.waiting
+    if release:
+        program.release()
 
 
 def _table(device: Device):
@@ -152,18 +171,23 @@ def run_recorded(device: Device, key: tuple, arrays: tuple, record, label: str =
     keep=False records a one-shot Program instead, for a step inside a larger call whose
     arrays are that call's own intermediates (a recording kept for buffers that change from
     call to call would only be made again)."""
-    if keep:
-        program = recorded(device, key, arrays, record, label)
-    else:
+    if not keep:
         program = Program(device, label)
         record(program, *arrays)
-    return program.run(reads=reads, stage=stage)
+        return program.run(reads=reads, stage=stage)
+    program = recorded(device, key, arrays, record, label)
+    try:
+        return program.run(reads=reads, stage=stage)
+    finally:
+        finished(device, program)
 
 
 def _drop(device: Device, program: "Program", held: int) -> None:
     pool_of(device).note_kept(-held)
-    program.evicted = True
-    if not program.waiting:
+    with _table(device)[0].lock:
+        program.evicted = True
+        release = not program.waiting and not program.running
+    if release:  # else its last call or batch releases it
         program.release()
 
 
