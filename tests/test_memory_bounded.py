@@ -53,6 +53,8 @@ def test_cached_bytes_follow_the_peak_in_use_not_the_lengths_seen(fresh, rng):
 def test_empty_cache_releases_every_cached_byte_and_calls_after_it_are_right(fresh, rng):
     x = rng.integers(0, 2**32, 50_000, dtype=np.uint64).astype(np.uint32)
     alive = wgprim.asarray(x)
+    plan = wgprim.ScanPlan(x.size, np.uint32)
+    plan(alive)
     for _ in range(2):
         wgprim.sort(alive), wgprim.cumsum(alive), wgprim.unique(x)
     before = wgprim.memory_stats()
@@ -65,6 +67,7 @@ def test_empty_cache_releases_every_cached_byte_and_calls_after_it_are_right(fre
     np.testing.assert_array_equal(alive.numpy(), x)  # kept its data
     np.testing.assert_array_equal(wgprim.sort(alive).numpy(), np.sort(x))  # recorded again
     np.testing.assert_array_equal(wgprim.unique(alive).numpy(), np.unique(x))
+    np.testing.assert_array_equal(plan(alive).numpy(), np.cumsum(x, dtype=np.uint32))  # a plan keeps its own
 
 
 def test_free_all_blocks_is_empty_cache(fresh, rng):
