@@ -107,11 +107,11 @@ def test_the_pool_keeps_no_more_free_bytes_than_its_limit(device):
     a, b, c = (pool.take(1024, usage) for _ in range(3))
     for buf in (a, b, c):
         pool.give_back(buf)
-    assert pool.free_bytes == 2048 and pool.take(1024, usage) is b  # a, the least recently freed, went; b is older than c
+    assert pool.free_bytes() == 2048 and pool.take(1024, usage) is b  # a, the least recently freed, went; b is older than c
     with pytest.raises(Exception):
         device.device.queue.write_buffer(a, 0, np.zeros(4, np.uint32))  # destroyed
     pool.free_all_blocks()
-    assert pool.free_bytes == 0
+    assert pool.free_bytes() == 0
     assert pool.stats()["hits"] == 1
 
 
@@ -121,7 +121,7 @@ def test_out_of_memory_frees_the_cache_and_tries_once_more(device, monkeypatch):
     pool = MemoryPool(device)
     usage = wgpu.BufferUsage.STORAGE
     pool.give_back(pool.take(4096, usage))
-    assert pool.free_bytes
+    assert pool.free_bytes()
     real = device.device.create_buffer
     calls = []
 
@@ -133,7 +133,7 @@ def test_out_of_memory_frees_the_cache_and_tries_once_more(device, monkeypatch):
 
     monkeypatch.setattr(device.device, "create_buffer", once_full)
     assert pool.take(1 << 20, usage).size >= 1 << 20
-    assert len(calls) == 2 and pool.free_bytes == 0
+    assert len(calls) == 2 and pool.free_bytes() == 0
 
 
 def test_one_shot_calls_of_many_lengths_keep_the_pool_under_its_bound(device, rng):
@@ -147,34 +147,38 @@ def test_one_shot_calls_of_many_lengths_keep_the_pool_under_its_bound(device, rn
                 np.testing.assert_array_equal(wgprim.sort(x).numpy(), np.sort(x))
             else:
                 wgprim.argsort(x)
-            assert pool.free_bytes <= 1 << 20
-        assert pool.free_bytes == sum(b.size for b in pool.free_buffers())
+            assert pool.free_bytes() <= 1 << 20
+        assert pool.free_bytes() == sum(b.size for b in pool.free_buffers())
     finally:
         pool.set_limit(saved)
 
 
-def test_the_default_limit_follows_the_most_bytes_lent_at_once(device):
+def test_the_default_limit_follows_the_most_bytes_in_use_at_once(device, monkeypatch):
     import wgpu
+
+    from wgprim import memory
 
     usage = wgpu.BufferUsage.STORAGE
     pool = MemoryPool(device)
-    floor = device.max_buffer_bytes
-    assert pool.limit == floor and not pool.stats()["limit_fixed"]
-    pool._largest = 4096  # as if the device's largest buffer were 4 KiB
+    assert pool.get_limit() == memory.LIMIT_FLOOR and not pool.stats()["limit_fixed"]
+    monkeypatch.setattr(memory, "LIMIT_FLOOR", 4096)  # as if the least limit were 4 KiB
     blocks = [pool.take(2048, usage) for _ in range(4)]  # one call's 8 KiB at once
-    assert pool.peak_bytes == 8192 and pool.limit == 8192
+    assert pool.peak_bytes() == 8192 and pool.get_limit() == memory.LIMIT_PEAKS * 8192
     for b in blocks:
         pool.give_back(b)
-    assert pool.free_bytes == 8192  # all kept: the next call of that shape finds them
+    assert pool.free_bytes() == 8192 and pool.used_bytes() == 0  # all kept: the next call finds them
     again = [pool.take(2048, usage) for _ in range(4)]
     assert {id(b) for b in again} == {id(b) for b in blocks} and pool.stats()["hits"] == 4
     pool.set_limit(2048)  # fixed: no longer follows the peak
     for b in again:
         pool.give_back(b)
-    assert pool.free_bytes == 2048 and pool.stats()["limit_fixed"]
+    assert pool.free_bytes() == 2048 and pool.stats()["limit_fixed"]
     pool.set_limit(None)
-    assert pool.limit == 8192
+    assert pool.get_limit() == memory.LIMIT_PEAKS * 8192
+    pool.reset_peak()  # nothing in use now: back to the least limit
+    assert pool.peak_bytes() == 0 and pool.get_limit() == 4096
     pool.free_all_blocks()
+    assert pool.total_bytes() == 0
 
 
 def test_a_program_pins_what_it_binds_until_it_is_submitted(device):

@@ -17,7 +17,7 @@ __all__ = [
     "histogram", "bincount", "compact", "nonzero", "unique", "run_length_encode", "searchsorted",
     "unique_values", "unique_counts", "unique_inverse", "unique_all",
     "segment_reduce", "segment_scan", "segment_sort", "topk", "top_k",
-    "partition", "argpartition", "kth_smallest", "warmup",
+    "partition", "argpartition", "kth_smallest", "warmup", "memory_stats", "empty_cache",
 ]
 
 import threading as _threading
@@ -47,6 +47,7 @@ def _import_all() -> None:
         from wgprim.api.topk import top_k, topk
         from wgprim.api.partition import argpartition, kth_smallest, partition
         from wgprim.warmup import warmup
+        from wgprim.api.memory import empty_cache, memory_stats
     finally:
         _loading_thread = None
     globals().update({name: value for name, value in locals().items() if name in __all__})

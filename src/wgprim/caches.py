@@ -1,7 +1,9 @@
 """What a repeated call finds instead of making it again, per device: building blocks
 (`lookup`: recorders, sorters), parameter buffers (per values) and bind groups (per pipeline
-and bound buffers), each a bounded LRU; a bind group is forgotten when the memory pool
-destroys a buffer it binds."""
+and bound buffers), each a bounded LRU (lru.py); a bind group is forgotten when the memory
+pool destroys a buffer it binds. All three, and the staging buffers of large copies, are
+dropped by the pool's free_all_blocks (`watch_pool`), which also counts the parameter and
+staging buffers' bytes (they are not the pool's)."""
 from __future__ import annotations
 
 import weakref
@@ -14,7 +16,42 @@ from wgprim.memory import pool_of
 
 LOOKUP_SIZE = 512  # building blocks kept per device
 PARAMS_CACHE_SIZE = 16384  # parameter buffers kept per device
-BIND_GROUP_CACHE_SIZE = 8192  # bind groups kept per device
+PARAMS_CACHE_BYTES = 1 << 20  # ... holding at most this many bytes together
+BIND_GROUP_CACHE_SIZE = 8192  # bind groups kept per device (they hold no memory of their own)
+
+
+def watch_pool(device: Device) -> None:
+    """Register with the device's memory pool, once: its free_all_blocks drops the building
+    blocks, parameter buffers, bind groups and staging buffers kept here (a call after it
+    makes them again), and its accounting counts the parameter and staging bytes."""
+    pool = pool_of(device)
+    if "caches" in pool.releasers:
+        return
+    params = device.lru("params", PARAMS_CACHE_SIZE)
+    params.max_bytes = PARAMS_CACHE_BYTES
+    pool.outside["parameter_bytes"] = lambda: params.bytes
+    pool.outside["staging_bytes"] = lambda: sum(b.size for stages in list(_staging(device).values()) for b in stages)
+    pool.releasers["caches"] = lambda: _release(device)
+
+
+def _release(device: Device) -> None:
+    table, index = _bind_groups(device)
+    with table.lock:
+        table.clear()
+        index.clear()
+    device.lru("lookup", LOOKUP_SIZE).clear()
+    device.lru("params", PARAMS_CACHE_SIZE).clear()  # dropped, not destroyed: a live plan's steps may bind one
+    stages = _staging(device)
+    for key in list(stages):
+        # Under the lock of its copies (transfer.py): none is mapped or being filled now.
+        with transfer._user(device, key[0]):
+            for buffer in stages.pop(key, ()):
+                buffer.destroy()
+
+
+def _staging(device: Device) -> dict:
+    """The staging buffers of large copies (transfer.py's cache): (kind, sizes) -> buffers."""
+    return device.cache("wgprim staging")
 
 
 def lookup(device: Device, key: tuple, make):
@@ -27,6 +64,7 @@ def lookup(device: Device, key: tuple, make):
     found = table.get(key)
     if found is not None:
         return found
+    watch_pool(device)
     return table.keep(key, make())
 
 
@@ -39,13 +77,14 @@ def params_buffer(device: Device, values: tuple):
     buffer = table.get(values)
     if buffer is not None:
         return buffer
+    watch_pool(device)
     import wgpu
 
     data = np.zeros(-(-max(len(values), 1) // 4) * 4, np.uint32)
     data[: len(values)] = np.asarray(values, dtype=np.int64).astype(np.uint32)
     buffer = device.device.create_buffer(size=data.nbytes, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST)
     transfer.write(device, buffer, 0, data)
-    return table.keep(values, buffer)
+    return table.keep(values, buffer, data.nbytes)
 
 
 def _layout(device: Device, pipeline):
@@ -72,6 +111,7 @@ def _bind_groups(device: Device):
         if "forget" not in device.cache("memory"):
             device.cache("memory")["forget"] = True
             pool_of(device).on_destroy.append(lambda buffer: _forget_bind_groups(device, buffer))
+            watch_pool(device)
     return table, index
 
 

@@ -1,6 +1,7 @@
 """The caching allocator: every storage buffer wgprim makes (results and temporaries) comes
 from a per-device pool of size-binned buffers, and goes back to it when its Array is
-garbage-collected (or, for a temporary, when the work using it is submitted).
+garbage-collected (or, for a temporary, when the work using it is submitted, or when the
+kept recording holding it is dropped).
 
 Why: wgpu's Vulkan allocator gives any buffer over its 256 MiB memory block a driver
 allocation of its own and frees it with the buffer: on an H200 a 1 GiB buffer costs 46 ms to
@@ -10,12 +11,20 @@ PyTorch's caching allocator never go back to the driver on a repeated call; neit
 - Sizes are rounded up to one of 8 classes per power of two (at most 12.5% more than asked,
   16 bytes the least step), so nearby lengths share blocks; a request takes a free block of
   its class and usage, or makes one.
+- Bytes in use (`used_bytes`) are those lent to Arrays and to calls while they run; the
+  temporaries of kept recordings (recordings.py) are lent too but counted apart
+  (`kept_bytes`): they are a cache, dropped when the cache is emptied.
 - Free blocks are kept up to a byte limit; past it the least recently freed are destroyed.
-  By default the limit follows the program: the device's largest buffer, or the most bytes
-  lent at once so far if that is more (a call's results and temporaries all come back
-  when it is over, and the next call of that shape takes them again: a limit below one
-  call's footprint would destroy and remake a buffer on every call, 37 ms for 1 GiB on an
-  H200). `set_limit` or WGPRIM_POOL_MB fix it instead; `free_all_blocks` empties the cache.
+  The same limit bounds the kept recordings' temporaries. By default the limit follows the
+  program: twice the most bytes in use at once so far, and at least LIMIT_FLOOR (a call's
+  results and temporaries all come back when it is over, and the next call of that shape
+  takes them again: a limit below one call's footprint would destroy and remake a buffer on
+  every call, 37 ms for 1 GiB on an H200; twice that lets two shapes alternate). Cached
+  bytes therefore never grow with the number of distinct lengths a program has seen.
+  `set_limit` or WGPRIM_POOL_MB fix it instead.
+- `free_all_blocks` empties every cache of device memory: it drops the kept recordings,
+  bind groups, parameter and staging buffers (the `releasers` that caches register), then
+  destroys every free block. Arrays alive keep their buffers.
 - Out of memory: every free block is destroyed and the request tried once more.
 - Reuse is safe because all work goes through the device's one queue, in order: a block
   handed out again is written only by work submitted after the work that used it. The one
@@ -60,6 +69,15 @@ def size_class(nbytes: int) -> int:
 
 _CLASSES: dict = {}  # the sizes asked for so far (a call asks for the same few again and again)
 
+# The default limit (see the module's text): LIMIT_PEAKS times the most bytes in use at
+# once so far, and at least LIMIT_FLOOR.
+LIMIT_FLOOR = 16 << 20
+LIMIT_PEAKS = 2
+# The C heap is trimmed (return_host_memory) each time this many bytes of buffers have been
+# destroyed: a trim took 0.05-20 ms on lavapipe (the more freed pages, the longer), a small
+# share of what making these bytes of buffers again costs.
+TRIM_EVERY = 64 << 20
+
 
 class Block:
     """A pooled buffer lent to one holder (an Array and its views, or a Program's
@@ -91,7 +109,7 @@ class MemoryPool:
         # A fixed limit (set_limit, WGPRIM_POOL_MB), or None: the default that follows the peak.
         self._fixed: int | None = env_pool_limit() if limit is None else byte_count(limit, "limit")
         self._largest = device.max_buffer_bytes  # the device's largest buffer
-        self.peak_bytes = 0  # the most bytes lent at once
+        self._peak = 0  # the most bytes in use at once (lent, less the kept recordings')
         # Free buffers per (size, usage): heaps of (serial, buffer), the oldest buffer taken
         # first. Which buffer a request gets then depends only on which are free, not on the
         # order they were freed in (the garbage collector's): a call whose intermediates come
@@ -107,10 +125,17 @@ class MemoryPool:
         self._lent: dict[int, object] = {}
         self._lock = threading.Lock()
         self._free_bytes = 0
-        self.used_bytes = 0  # bytes lent out now
+        self._lent_bytes = 0  # bytes lent out now
+        self.kept_bytes = 0  # of those, lent to kept recordings (a cache: recordings.py keeps it)
         self.hits = 0
         self.misses = 0
+        self._destroyed_bytes = 0  # destroyed since the C heap was last trimmed
         self.on_destroy = []  # callbacks(buffer) before a buffer is destroyed (caches that bind it)
+        # What caches register: releasers() drop what they keep (kept recordings, bind groups,
+        # parameter and staging buffers), called first by free_all_blocks; outside[name]()
+        # is the bytes a cache holds on the device in buffers that are not the pool's.
+        self.releasers: dict = {}
+        self.outside: dict = {}
         # Buffers of collected Blocks, and pins of collected Programs, noted by their
         # finalizers (which must take no lock: they may run while one is held) and settled
         # at the start of the next operation.
@@ -134,8 +159,8 @@ class MemoryPool:
                 _, buffer = heapq.heappop(stack)
                 del self._lru[id(buffer)]
                 self._free_bytes -= size
-                self.used_bytes += size
-                self.peak_bytes = max(self.peak_bytes, self.used_bytes)
+                self._lent_bytes += size
+                self._peak = max(self._peak, self._lent_bytes - self.kept_bytes)
                 self.hits += 1
                 self._lent[id(buffer)] = buffer
             else:
@@ -143,8 +168,8 @@ class MemoryPool:
         if buffer is None:
             buffer = self._create(size, usage, nbytes)
             with self._lock:
-                self.used_bytes += size
-                self.peak_bytes = max(self.peak_bytes, self.used_bytes)
+                self._lent_bytes += size
+                self._peak = max(self._peak, self._lent_bytes - self.kept_bytes)
                 self._lent[id(buffer)] = buffer
                 self._made += 1
                 self._serials[id(buffer)] = self._made
@@ -167,8 +192,8 @@ class MemoryPool:
         try:
             return self.device.device.create_buffer(size=size, usage=usage)
         except Exception as error:
-            if self.free_bytes:  # the cache may be what fills the GPU: free it, try once more
-                self.free_all_blocks()
+            if self.free_bytes():  # the cache may be what fills the GPU: free it, try once more
+                self._destroy_free()  # (not the recordings: the one asking may be running one)
                 try:
                     return self.device.device.create_buffer(size=size, usage=usage)
                 except Exception as again:
@@ -207,7 +232,7 @@ class MemoryPool:
     def _return(self, buffer) -> None:
         self._lent.pop(id(buffer), None)
         size = buffer.size
-        self.used_bytes -= size
+        self._lent_bytes -= size
         heapq.heappush(self._free.setdefault((size, int(buffer.usage)), []), (self._serials[id(buffer)], buffer))
         self._lru[id(buffer)] = buffer
         self._free_bytes += size
@@ -235,11 +260,54 @@ class MemoryPool:
             doomed = self._trim(self.limit)
         self._destroy(doomed)
 
-    @property
+    def pinned(self, buffer) -> bool:
+        """True while unsubmitted work (an open batch) binds `buffer`."""
+        return bool(self._pins.get(id(buffer)))
+
+    # -- what is held ----------------------------------------------------------------
+    def note_kept(self, nbytes: int) -> None:
+        """`nbytes` of lent buffers are now held by a kept recording (negative: no longer)."""
+        with self._lock:
+            self.kept_bytes += nbytes
+
+    def used_bytes(self) -> int:
+        """Bytes in use: lent to Arrays (and plans), and to calls while they run; not the
+        kept recordings' temporaries (kept_bytes), which are a cache."""
+        self.settle()
+        return self._lent_bytes - self.kept_bytes
+
     def free_bytes(self) -> int:
         """Bytes of free blocks kept (after what finalizers noted is taken back)."""
         self.settle()
         return self._free_bytes
+
+    def cached_bytes(self) -> int:
+        """Bytes held for reuse, none of them needed by a live Array: free blocks, the kept
+        recordings' temporaries, parameter and staging buffers. free_all_blocks drops them."""
+        return self.free_bytes() + self.kept_bytes + self.outside_bytes()
+
+    def total_bytes(self) -> int:
+        """Every byte wgprim holds on the device: in use, and cached."""
+        return self.used_bytes() + self.cached_bytes()
+
+    def outside_bytes(self) -> int:
+        """Bytes of the buffers caches hold outside the pool (parameter, staging)."""
+        return sum(count() for count in list(self.outside.values()))
+
+    def peak_bytes(self) -> int:
+        """The most bytes in use at once so far (used_bytes' peak)."""
+        return self._peak
+
+    def reset_peak(self) -> None:
+        """Start peak_bytes again from the bytes in use now (e.g. after a service's warm-up:
+        the default limit then follows the peak of what runs from here on)."""
+        self.settle()
+        with self._lock:
+            self._peak = self._lent_bytes - self.kept_bytes
+
+    def n_free_blocks(self) -> int:
+        self.settle()
+        return len(self._lru)
 
     def pinned(self, buffer) -> bool:
         """True while unsubmitted work (an open batch) binds `buffer`."""
@@ -248,13 +316,19 @@ class MemoryPool:
     # -- bounds ------------------------------------------------------------------------
     @property
     def limit(self) -> int:
-        """The most bytes of free blocks kept: the fixed limit, or by default the device's
-        largest buffer or the most bytes lent at once so far, whichever is more."""
-        return self._fixed if self._fixed is not None else max(self._largest, self.peak_bytes)
+        """The most bytes of free blocks kept, and of kept recordings' temporaries: the fixed
+        limit, or by default LIMIT_PEAKS times the most bytes in use at once so far, at
+        least LIMIT_FLOOR."""
+        return self._fixed if self._fixed is not None else max(LIMIT_FLOOR, LIMIT_PEAKS * self._peak)
+
+    def get_limit(self) -> int:
+        """The limit in bytes (see `limit`)."""
+        return self.limit
 
     def set_limit(self, nbytes: int | None) -> None:
-        """Keep at most `nbytes` of free blocks (the least recently freed go first); None
-        goes back to the default, which follows the most bytes lent at once."""
+        """Keep at most `nbytes` of free blocks (the least recently freed go first) and of
+        kept recordings' temporaries; None goes back to the default, which follows the most
+        bytes in use at once."""
         nbytes = None if nbytes is None else byte_count(nbytes, "set_limit(nbytes)")
         with self._lock:
             self._fixed = nbytes
@@ -262,7 +336,15 @@ class MemoryPool:
         self._destroy(doomed)
 
     def free_all_blocks(self) -> None:
-        """Destroy every free block (buffers lent out are not touched)."""
+        """Release every cached byte: drop the kept recordings, bind groups, parameter and
+        staging buffers (so their temporaries come back), then destroy every free block.
+        Buffers of live Arrays are not touched; a call after it makes what it needs again."""
+        for release in list(self.releasers.values()):
+            release()
+        self._destroy_free()
+        return_host_memory()
+
+    def _destroy_free(self) -> None:
         self.settle()
         with self._lock:
             doomed = self._trim(0)
@@ -285,6 +367,13 @@ class MemoryPool:
                 forget(buffer)
             # Work already submitted keeps it alive until done (wgpu defers destruction).
             buffer.destroy()
+            self._destroyed_bytes += buffer.size
+        if self._destroyed_bytes >= TRIM_EVERY:
+            # A program meeting ever larger sizes frees buffers the C heap cannot reuse for
+            # the next, larger ones; without this, on lavapipe (buffers in host memory) RSS
+            # grew ~2 MB per new length in a long loop while the cached bytes stayed flat.
+            self._destroyed_bytes = 0
+            return_host_memory()
 
     def free_buffers(self) -> list:
         """The free buffers (tests)."""
@@ -293,12 +382,41 @@ class MemoryPool:
             return [b for stack in self._free.values() for _, b in stack]
 
     def stats(self) -> dict:
-        """Bytes lent out and kept free, the limit, and how many requests found a free block."""
+        """What wgprim holds on the device, in bytes: in use (`used_bytes`); cached
+        (`cached_bytes`): free blocks, kept recordings' temporaries and the parameter and
+        staging buffers caches hold outside the pool (`parameter_bytes`, `staging_bytes`,
+        once made); their sum (`total_bytes`); the most in use at once (`peak_bytes`), the
+        limit; how many requests found a free block. wgprim.memory_stats() adds how many
+        objects the caches keep."""
         self.settle()
+        outside = {name: count() for name, count in list(self.outside.items())}
         with self._lock:
-            return {"used_bytes": self.used_bytes, "free_bytes": self._free_bytes, "limit_bytes": self.limit,
-                    "peak_bytes": self.peak_bytes, "limit_fixed": self._fixed is not None,
+            used = self._lent_bytes - self.kept_bytes
+            cached = self._free_bytes + self.kept_bytes + sum(outside.values())
+            return {"used_bytes": used, "free_bytes": self._free_bytes, "kept_recording_bytes": self.kept_bytes,
+                    **outside, "cached_bytes": cached, "total_bytes": used + cached, "peak_bytes": self._peak,
+                    "limit_bytes": self.limit, "limit_fixed": self._fixed is not None,
                     "free_blocks": len(self._lru), "hits": self.hits, "misses": self.misses}
+
+
+def return_host_memory() -> None:
+    """Give the C heap's free memory back to the system (glibc's malloc_trim; elsewhere
+    nothing). Buffers the driver keeps in host memory (all of them on a CPU adapter such as
+    lavapipe) are freed into that heap, which otherwise keeps the pages: on lavapipe the
+    process's RSS after a release stayed ~50 MB higher without it."""
+    global _malloc_trim
+    if _malloc_trim is None:
+        try:
+            import ctypes
+
+            _malloc_trim = getattr(ctypes.CDLL(None), "malloc_trim", False)
+        except (OSError, AttributeError, ImportError):
+            _malloc_trim = False
+    if _malloc_trim:
+        _malloc_trim(0)
+
+
+_malloc_trim = None  # glibc's malloc_trim, False where there is none
 
 
 def byte_count(value, name: str) -> int:
@@ -328,9 +446,9 @@ def env_pool_limit() -> int | None:
 
 
 def default_limit(device) -> int:
-    """WGPRIM_POOL_MB, or the device's largest buffer (the least the default limit is)."""
+    """WGPRIM_POOL_MB, or LIMIT_FLOOR (the least the default limit is)."""
     fixed = env_pool_limit()
-    return device.max_buffer_bytes if fixed is None else fixed
+    return LIMIT_FLOOR if fixed is None else fixed
 
 
 _pools_lock = threading.Lock()
@@ -347,8 +465,9 @@ def pool_of(device) -> MemoryPool:
 
 
 def memory_pool(device=None) -> MemoryPool:
-    """The memory pool of `device` (the current device by default): `.stats()`,
-    `.free_all_blocks()`, `.set_limit(bytes)`."""
+    """The memory pool of `device` (the current device by default): `.used_bytes()`,
+    `.total_bytes()`, `.stats()`, `.free_all_blocks()`, `.get_limit()`, `.set_limit(bytes)`
+    (wgprim.memory_stats() and wgprim.empty_cache() are the same for the current device)."""
     return pool_of(device or get_device())
 
 

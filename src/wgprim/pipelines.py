@@ -29,10 +29,14 @@ def module_source(kernel: str | tuple, preamble: str) -> str:
     return unroll(preamble + "\n" + kernel_source(kernel))
 
 
-# Compiled code kept per device (LRU): past these, the least recently used is compiled
-# again when next needed (every distinct Monoid, say, makes modules and pipelines of its own).
-PIPELINES = 4096
-MODULES = 2048
+# Compiled code kept per device (LRU), bounded by count and by the bytes of WGSL compiled
+# (a pipeline counted at its module's text): past these, the least recently used is
+# compiled again when next needed (every distinct Monoid, say, makes modules and pipelines
+# of its own; each costs ~1-3 MB of host memory on lavapipe).
+PIPELINES = 1024
+MODULES = 512
+PIPELINE_SOURCE_BYTES = 64 << 20
+MODULE_SOURCE_BYTES = 32 << 20
 
 
 def get_pipeline(device: Device, kernel: str | tuple, preamble: str, entry: str, constants: dict | None = None):
@@ -47,12 +51,13 @@ def get_pipeline(device: Device, kernel: str | tuple, preamble: str, entry: str,
     if found is not None:
         return found
     modules = device.lru("modules", MODULES)
+    pipelines.max_bytes, modules.max_bytes = PIPELINE_SOURCE_BYTES, MODULE_SOURCE_BYTES
     mkey = (kernel, preamble)
+    source = module_source(kernel, preamble)
     try:
         module = modules.get(mkey)
         if module is None:
-            module = modules.keep(mkey, device.device.create_shader_module(
-                label=str(kernel), code=module_source(kernel, preamble)))
+            module = modules.keep(mkey, device.device.create_shader_module(label=str(kernel), code=source), len(source))
         pipeline = device.device.create_compute_pipeline(
             label=f"{kernel}.{entry}",
             layout="auto",
@@ -60,8 +65,8 @@ def get_pipeline(device: Device, kernel: str | tuple, preamble: str, entry: str,
         )
     except Exception as error:
         raise explain_gpu_error(error, f"building kernel {kernel}.{entry}") from error
-    _writable(device)[pipeline] = frozenset(int(b) for b in _READ_WRITE.findall(module_source(kernel, preamble)))
-    return pipelines.keep(key, pipeline)
+    _writable(device)[pipeline] = frozenset(int(b) for b in _READ_WRITE.findall(source))
+    return pipelines.keep(key, pipeline, len(source))
 
 
 def _writable(device: Device) -> "weakref.WeakKeyDictionary":

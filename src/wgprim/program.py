@@ -131,7 +131,8 @@ class Program:
     pinned: list = field(default_factory=list)
     externals: frozenset = frozenset()
     waiting: int = 0  # times queued in a batch and not yet submitted
-    evicted: bool = False  # dropped from the kept recordings: release once no batch holds it
+    running: int = 0  # kept recordings: calls between finding it and submitting it (recordings.py)
+    evicted: bool = False  # dropped from the kept recordings: release once no batch or call holds it
     # Exact-size buffers (a caller's, of a size not a multiple of 16): id -> (buffer, its
     # padded copy), every step using the copy; the copies written, to copy back at run().
     padded: dict = field(default_factory=dict)
@@ -143,8 +144,11 @@ class Program:
         self.pool = pool(self.device)
 
     def __del__(self):
-        if self.pinned:  # recorded, never submitted (an error while recording): noted, no lock taken
+        # Noted, no lock taken (a finalizer may run inside the pool's critical sections).
+        if self.pinned:  # recorded, never submitted (an error while recording)
             self.pool.unpins.append(self.pinned)
+        if self.held:  # a plan's program, collected with its plan: the temporaries go back
+            self.pool.returned.extend(self.held)
 
     def _uses(self, *buffers) -> None:
         if self.externals:
@@ -473,7 +477,7 @@ class Program:
         if queued and not self.transient:
             self.waiting -= 1
             self.pool.unpin(self.buffers())
-            if self.evicted and not self.waiting:
+            if self.evicted and not self.waiting and not self.running:
                 self.release()
         elif self.transient:
             self.release()
