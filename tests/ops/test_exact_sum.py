@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 import wgprim
 from wgprim.device import binding_limit
 from wgprim.ops import exact_sum
-from wgprim.ops.exact_sum import FORMATS, round_ratio
+from wgprim.ops.exact_rounding import FLOAT64, round_ratio, round_sqrt_ratio
 
 from support import AWKWARD_SIZES
 
@@ -297,7 +297,7 @@ def test_float32_defaults_stay_fast(rng):
 @settings(max_examples=300, deadline=None)
 @given(st.integers(-(2**1200), 2**1200), st.integers(1, 2**40))
 def test_round_ratio_matches_python_division(num, den):
-    fmt = FORMATS[F64]
+    fmt = FLOAT64
     try:
         want = float(Fraction(num, den) * Fraction(2) ** fmt.unit)
     except OverflowError:
@@ -316,3 +316,122 @@ def test_errors_name_the_fix():
         wgprim.mean(np.ones(3), dtype=np.float32)
     with pytest.raises(TypeError, match="wgprim.sum, wgprim.mean"):
         wgprim.prod(np.ones(3))
+
+
+# -- var and std -------------------------------------------------------------------------
+
+def round_sqrt(v: Fraction, dtype) -> float:
+    """sqrt(v) correctly rounded to dtype, found independently: of the dtype's values
+    around numpy's sqrt, the two that bracket it, and their midpoint compared exactly."""
+    if v == 0:
+        return 0.0
+    dtype = np.dtype(dtype)
+    top = np.finfo(dtype).max
+    k = (v.numerator.bit_length() - v.denominator.bit_length()) // 2  # v / 4^k is near 1
+    guess = min(dtype.type(math.ldexp(math.sqrt(float(v / Fraction(4) ** k)), k)), top)
+    cands = [guess]
+    for _ in range(3):
+        cands = [np.nextafter(cands[0], dtype.type(0))] + cands + [np.nextafter(cands[-1], dtype.type(np.inf))]
+    lower = max(c for c in cands if Fraction(float(c)) ** 2 <= v)
+    upper = np.nextafter(lower, dtype.type(np.inf))
+    if not np.isfinite(upper):
+        upper_value = Fraction(2) ** (np.finfo(dtype).maxexp)
+    else:
+        upper_value = Fraction(float(upper))
+    mid = (Fraction(float(lower)) + upper_value) / 2
+    if v < mid * mid or (v == mid * mid and int(np.array(lower).view(np.uint64 if dtype == F64 else np.uint32)) & 1 == 0):
+        return float(lower)
+    return float(upper)
+
+
+def reference_var(x: np.ndarray, ddof=0, root=False) -> float:
+    values = x.astype(np.float64).ravel().tolist()
+    n = len(values)
+    if not n or any(not math.isfinite(v) for v in values):
+        return math.nan
+    exact = [Fraction(v) for v in values]
+    mean = sum(exact, Fraction(0)) / n
+    squares = sum(((v - mean) ** 2 for v in exact), Fraction(0))  # the textbook form, two-pass
+    if n - ddof <= 0:
+        return math.nan if squares == 0 else math.inf
+    var = squares / (n - Fraction(ddof))
+    if root:
+        return round_sqrt(var, x.dtype)
+    if x.dtype == F32:
+        return round_f32(var)
+    try:
+        return float(var)
+    except OverflowError:
+        return math.inf
+
+
+def moderate(rng, n, dtype=F64):
+    top = 150 if dtype == F64 else 15
+    return (rng.choice([-1.0, 1.0], n) * 10.0 ** rng.uniform(-top, top, n)).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [F64, F32])
+@pytest.mark.parametrize("n", [1, 2, 3, 257, 2**15 + 1, 70_001])
+def test_var_and_std_are_correctly_rounded(n, dtype, rng):
+    makes = [moderate, wide_exponents] if n <= 3000 else [moderate]
+    for make in makes:
+        x = make(rng, n, dtype)
+        for ddof in (0, 1) if n > 1 else (0,):
+            assert_bits(wgprim.var(x, ddof=ddof).numpy(), reference_var(x, ddof), dtype)
+            assert_bits(wgprim.std(x, ddof=ddof).numpy(), reference_var(x, ddof, root=True), dtype)
+
+
+def test_var_without_cancellation_error(rng):
+    # 1e9 plus small noise: sum(x^2) - sum(x)^2 / n in floats loses everything; exact does not.
+    x = 1e9 + rng.standard_normal(5000)
+    assert_bits(wgprim.var(x).numpy(), reference_var(x), F64)
+    assert abs(wgprim.var(x).item() - np.var(x)) <= 1e-6 * np.var(x)
+    x = np.full(1000, 0.1)
+    assert wgprim.var(x).item() == 0.0 and wgprim.std(x).item() == 0.0
+
+
+def test_var_of_tiny_and_huge_values(rng):
+    check = [rng.standard_normal(300) * 1e-160, rng.standard_normal(300) * 1e-200,  # squares underflow
+             rng.standard_normal(300) * 1e200, np.array([5e-324, 0.0, 1e-323])]
+    for x in check:
+        assert_bits(wgprim.var(x).numpy(), reference_var(x), F64)
+        assert_bits(wgprim.std(x).numpy(), reference_var(x, root=True), F64)
+
+
+def test_var_along_axes_specials_and_ddof(rng, small_pieces):
+    x = moderate(rng, 4 * 3000).reshape(4, 3000)
+    for axis in (0, 1, -1):
+        for keepdims in (False, True):
+            got = wgprim.var(x, axis=axis, ddof=1, keepdims=keepdims).numpy()
+            assert got.shape == np.var(x, axis=axis, ddof=1, keepdims=keepdims).shape
+            want = np.array([reference_var(r, 1) for r in np.moveaxis(x, axis, -1)])
+            assert got.ravel().tobytes() == want.tobytes()
+    y = rng.standard_normal(100)
+    assert_bits(wgprim.var(y, ddof=1.5).numpy(), reference_var(y, 1.5), F64)
+    assert wgprim.var(y, correction=1).item() == wgprim.var(y, ddof=1).item() == reference_var(y, 1)
+    y[7] = np.inf
+    assert np.isnan(wgprim.var(y).item()) and np.isnan(wgprim.std(y).item())
+    with pytest.warns(RuntimeWarning, match="Degrees of freedom"):
+        assert wgprim.var(np.array([1.0, 2.0]), ddof=2).item() == math.inf
+    with pytest.warns(RuntimeWarning, match="Degrees of freedom"):
+        assert np.isnan(wgprim.var(np.array([3.0]), ddof=1).item())
+    with pytest.raises(ValueError, match="ddof and correction"):
+        wgprim.var(y, ddof=1, correction=1)
+    with pytest.raises(TypeError, match="var takes float64 or float32"):
+        wgprim.var(np.arange(4))
+
+
+def test_var_is_the_same_in_any_order(rng):
+    x = np.concatenate([wide_exponents(rng, 20_000) * 1e-100, moderate(rng, 20_000)])
+    want = wgprim.var(x).numpy().tobytes()
+    for _ in range(2):
+        assert wgprim.var(rng.permutation(x)).numpy().tobytes() == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**2300), st.integers(1, 2**80), st.integers(-1100, 200).map(lambda u: 2 * u))
+def test_round_sqrt_ratio_matches_the_bracketing_oracle(num, den, unit):
+    v = Fraction(num, den) * Fraction(2) ** unit
+    if v >= Fraction(2) ** 2048:
+        return  # the root would overflow float64; variances of finite floats never do
+    assert round_sqrt_ratio(num, den, FLOAT64, unit) == round_sqrt(v, F64)

@@ -1,12 +1,13 @@
-"""The statistics: `mean` (float64 exact; float32 fast or, with `exact=True`, exact). The
-exact sums and means are ops/exact_sum.py's (where the structure and the semantics are
-stated); `wgprim.sum` of float64, and of float32 with `exact=True`, reaches them from
-api/reduce.py.
+"""The statistics: `mean` (float64 exact; float32 fast or, with `exact=True`, exact),
+`var` and `std` (exact). The exact sums are ops/exact_sum.py's (where the structure and
+the semantics are stated); `wgprim.sum` of float64, and of float32 with `exact=True`,
+reaches them from api/reduce.py.
 
-Results are the correctly rounded value of the exact sum (mean: of the exact sum divided
-by n), computed by the GPU in integers and rounded once on the host: the same bits for any
-order of the input, any chunking and any device. A call reads its integer sums back (one
-sync, like `.item()`) and returns them as a new Array.
+Exact results are the correctly rounded value of an exact rational (mean: the exact sum
+divided by n; var: from the exact sums of x and x^2), computed by the GPU in integers and
+rounded once on the host: the same bits for any order of the input, any chunking and any
+device. A call reads its integer sums back (one sync, like `.item()`) and returns them as
+a new Array.
 """
 from __future__ import annotations
 
@@ -18,10 +19,11 @@ from wgprim.api.reduce import sum as fast_sum
 from wgprim.array import Array, asarray
 from wgprim.ops import numpy_options
 from wgprim.ops.common import as_input, check_flag
-from wgprim.ops.exact_sum import EXACT_DTYPES, F64, axis_view, exact_reduce
+from wgprim.ops.exact_sum import EXACT_DTYPES, F64, axis_view, exact_reduce, exact_variance
 
 MEAN = {name: numpy_options.REDUCTION[name] for name in ("dtype", "out", "where")}
 MEAN["dtype"] = (None, "float64 means are float64, float32 means float32; convert the input first")
+VAR = {**MEAN, "mean": (None, "the mean is computed exactly with the sums; pass no mean=")}
 
 
 def mean(x, axis=None, *, keepdims: bool = False, exact: bool = False, **numpy_kw) -> Array:
@@ -52,3 +54,37 @@ def _fast_mean(arr: Array, axis, keepdims: bool) -> Array:
         return asarray(np.full(total.shape, np.nan, arr.dtype))
     return asarray((total / np.float32(length)).astype(arr.dtype))
 
+
+def _variance(name: str, x, axis, ddof, correction, keepdims: bool, exact: bool, numpy_kw: dict, root: bool) -> Array:
+    numpy_options.refuse(name, numpy_kw, VAR)
+    check_flag("exact", exact)
+    if correction is not None:
+        if ddof != 0:
+            raise ValueError("ddof and correction can't be provided simultaneously.")
+        ddof = correction
+    if isinstance(ddof, (bool, np.bool_)) or not isinstance(ddof, (int, float, np.integer, np.floating)):
+        raise TypeError(f"ddof must be a number, not {ddof!r}")
+    arr = as_input(x)
+    if arr.dtype not in EXACT_DTYPES:
+        raise TypeError(f"{name} takes float64 or float32 arrays, not {arr.dtype}; convert the input first, "
+                        "e.g. x.astype(np.float64)")
+    return exact_variance(arr, axis, keepdims, ddof, root)
+
+
+def var(x, axis=None, *, ddof=0, keepdims: bool = False, correction=None, exact: bool = False,
+        **numpy_kw) -> Array:
+    """Variance, as numpy.var: of every element (a 0-d Array) or along `axis` (an int) with
+    `keepdims`; the sum of squared deviations divided by n - ddof (`correction=`, the Array
+    API's name, is the same). float64 and float32 alike (`exact=` is accepted for symmetry
+    with sum and mean: there is no faster path), the correctly rounded value of the exact
+    (n sum(x^2) - sum(x)^2) / (n (n - ddof)), from the exact sums of x and x^2, the same bits
+    in any order and on any device. Any inf or NaN gives NaN; n - ddof <= 0 gives NaN or inf
+    with numpy's RuntimeWarning."""
+    return _variance("var", x, axis, ddof, correction, keepdims, exact, numpy_kw, root=False)
+
+
+def std(x, axis=None, *, ddof=0, keepdims: bool = False, correction=None, exact: bool = False,
+        **numpy_kw) -> Array:
+    """Standard deviation, as numpy.std: the square root of `var` (same arguments), taken
+    of the exact variance and rounded once (correctly rounded)."""
+    return _variance("std", x, axis, ddof, correction, keepdims, exact, numpy_kw, root=True)

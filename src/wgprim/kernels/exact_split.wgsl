@@ -1,5 +1,7 @@
-// What split() (kernels/exact_f64.wgsl, exact_f32.wgsl) returns for one element; put
-// before the format's file, which kernels/exact_sum.wgsl follows.
+// What split() (kernels/exact_f64.wgsl, exact_f32.wgsl) returns for one element, and what
+// a term file (exact_sum_term.wgsl, exact_square_term.wgsl) makes of it: the digits the
+// element adds to the accumulator of kernels/exact_sum.wgsl. Order of the files: this one,
+// a format, a term, exact_sum.wgsl.
 
 const FINITE: u32 = 0u;
 const POS_INF: u32 = 1u;
@@ -7,10 +9,8 @@ const NEG_INF: u32 = 2u;
 const NOT_A_NUMBER: u32 = 3u;
 
 struct Split {
-  kind: u32,       // FINITE, POS_INF, NEG_INF or NOT_A_NUMBER
-  negative: bool,  // the sign bit
-  digit: u32,      // the 16-bit digit of the sum where w0's lowest bit lands
-  w0: u32,         // the magnitude, shifted to a digit boundary: w0 + w1 * 2^32 + w2 * 2^64
-  w1: u32,
-  w2: u32,
+  kind: u32,        // FINITE, POS_INF, NEG_INF or NOT_A_NUMBER
+  negative: bool,   // the sign bit
+  p: u32,           // the value is m * 2^p units (units: 2^-1074 for float64, 2^-149 for float32)
+  m: vec4<u32>,     // m as four 16-bit digits, lowest first
 }

@@ -1,15 +1,18 @@
-// Exact sum: every finite element added exactly into a fixed-point superaccumulator of
-// 16-bit digits (ExBLAS's idea: Collange, Defour, Graillat, Iakymchuk, 2015), with no
-// float arithmetic at all. ops/exact_sum.py states the structure and the bounds.
+// Exact sums: every finite element's term (itself, or its square) added exactly into a
+// fixed-point superaccumulator of 16-bit digits (ExBLAS's idea: Collange, Defour,
+// Graillat, Iakymchuk, 2015), with no float arithmetic at all. ops/exact_sum.py states the
+// structure and the bounds.
 //
-// Before this file: kernels/exact_split.wgsl and one format (exact_f64.wgsl or
-// exact_f32.wgsl: E, DIGITS, split()). Slots of an accumulator: DIGITS digits (signed
-// i32 sums of 16-bit digits), then the counts of +inf, -inf and NaN.
+// Before this file: kernels/exact_split.wgsl, one format (exact_f64.wgsl or
+// exact_f32.wgsl: E, split()) and one term (exact_sum_term.wgsl or exact_square_term.wgsl:
+// DIGITS, WINDOW, Term, term()). Slots of an accumulator: DIGITS digits (signed i32 sums
+// of 16-bit digits), then the counts of +inf, -inf and NaN.
 //
-// exact_pieces (dispatch 1): workgroup g sums one piece of at most PIECE elements of one
-// row into digits in workgroup memory by atomicAdd (exact, and the same in any order),
-// and writes its slots, as i32, to its own place in `pieces`. A digit gains less than
-// 2^16 per element, so PIECE <= 2^15 elements keep every digit below 2^31: no carries.
+// exact_pieces (dispatch 1): workgroup g sums the terms of one piece of at most PIECE
+// elements of one row into digits in workgroup memory by atomicAdd (exact, and the same
+// in any order), and writes its slots, as i32, to its own place in `pieces`. A digit gains
+// less than 2^16 per element, so PIECE <= 2^15 elements keep every digit below 2^31: no
+// carries.
 // exact_combine_wide / exact_combine_rows (dispatch 2): the pieces of each row added slot
 // by slot into 64-bit integers (exact for any count below 2^32 pieces). No workgroup
 // reads another's result in the dispatch that writes it; the host rounds the result.
@@ -42,13 +45,14 @@ fn signed_digit(d: u32, negative: bool) -> i32 {
   return select(i32(d), -i32(d), negative);
 }
 
-// Add a window of five digits (summed by one invocation) to the workgroup's digits.
-fn flush(base: u32, a0: i32, a1: i32, a2: i32, a3: i32, a4: i32) {
-  if (a0 != 0) { atomicAdd(&acc[base], a0); }
-  if (a1 != 0) { atomicAdd(&acc[base + 1u], a1); }
-  if (a2 != 0) { atomicAdd(&acc[base + 2u], a2); }
-  if (a3 != 0) { atomicAdd(&acc[base + 3u], a3); }
-  if (a4 != 0) { atomicAdd(&acc[base + 4u], a4); }
+// Add a window of digits (summed by one invocation) to the workgroup's digits.
+fn flush(low: u32, w: array<i32, WINDOW>) {
+  // unroll
+  for (var k = 0u; k < WINDOW; k++) {
+    if (w[k] != 0) {
+      atomicAdd(&acc[low + k], w[k]);
+    }
+  }
 }
 
 @compute @workgroup_size(WG)
@@ -67,43 +71,35 @@ fn exact_pieces(@builtin(workgroup_id) wid: vec3<u32>,
   let start = (group % params.pieces) * params.piece;
   let end = min(start + params.piece, params.length);
   let base = (row / params.inner) * params.length * params.inner + row % params.inner;
-  // Each invocation keeps a window of five digits from `low`, and adds it to the
-  // workgroup's digits only when an element lands elsewhere: data of similar magnitudes
-  // costs few atomics. The window's sums stay below 2^31 as the digits' do.
+  // Each invocation keeps a window of digits from `low`, and adds it to the workgroup's
+  // digits only when a term lands elsewhere: data of similar magnitudes costs few
+  // atomics. The window's sums stay below 2^31 as the digits' do.
   var low = 0xffffffffu;
-  var a0 = 0;
-  var a1 = 0;
-  var a2 = 0;
-  var a3 = 0;
-  var a4 = 0;
+  var window: array<i32, WINDOW>;
   for (var j = start + t; j < end; j += WG) {
     let s = split(src[base + j * params.inner]);
     if (s.kind != FINITE) {
       atomicAdd(&acc[DIGITS + s.kind - 1u], 1);
       continue;
     }
-    if ((s.w0 | s.w1 | s.w2) == 0u) {
+    if (all(s.m == vec4<u32>(0u))) {
       continue;  // a zero
     }
-    if (s.digit != low) {
+    let tm = term(s);
+    if (tm.low != low) {
       if (low != 0xffffffffu) {
-        flush(low, a0, a1, a2, a3, a4);
+        flush(low, window);
       }
-      low = s.digit;
-      a0 = 0;
-      a1 = 0;
-      a2 = 0;
-      a3 = 0;
-      a4 = 0;
+      low = tm.low;
+      window = array<i32, WINDOW>();
     }
-    a0 += signed_digit(s.w0 & 0xffffu, s.negative);
-    a1 += signed_digit(s.w0 >> 16u, s.negative);
-    a2 += signed_digit(s.w1 & 0xffffu, s.negative);
-    a3 += signed_digit(s.w1 >> 16u, s.negative);
-    a4 += signed_digit(s.w2, s.negative);
+    // unroll
+    for (var k = 0u; k < WINDOW; k++) {
+      window[k] += signed_digit(tm.d[k], tm.negative);
+    }
   }
   if (low != 0xffffffffu) {
-    flush(low, a0, a1, a2, a3, a4);
+    flush(low, window);
   }
   workgroupBarrier();
   let out = (params.first + group) * SLOTS;

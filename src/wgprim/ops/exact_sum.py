@@ -1,6 +1,7 @@
-"""Exact sums of float64 and float32: the correctly rounded value of the exact sum, the
-same bits in any order of the input, any chunking and on any device (docs/exact.md). The
-front doors: wgprim.sum and reduce (api/reduce.py) and wgprim.mean (api/statistics.py).
+"""Exact sums of float64 and float32: the correctly rounded value of the exact sum (and
+of the mean, the variance and the standard deviation built from exact sums), the same
+bits in any order of the input, any chunking and on any device (docs/exact.md). The front
+doors: wgprim.sum and reduce (api/reduce.py), wgprim.mean, var and std (api/statistics.py).
 
 Every finite float64 is an integer multiple of 2^-1074 (float32: of 2^-149), so a sum of
 them is an integer times that unit, carried exactly in integer words (ExBLAS: Collange,
@@ -9,14 +10,16 @@ the GPU, so no compiler reassociation or fused multiply-add can change a bit.
 
 Structure (each arrow a dispatch boundary, the only global sync):
   exact_pieces: workgroup g splits each element of one piece (at most PIECE elements of
-    one row) into 16-bit digits by integer operations and adds them into SLOTS signed i32
-    words in workgroup memory (atomicAdd: exact and order-free); it writes them, as they
-    are, to its own place. A digit gains less than 2^16 per element and a piece has at
+    one row) by integer operations and adds its term (the element, or its exact square for
+    var and std) as 16-bit digits into SLOTS signed i32 words in workgroup memory
+    (atomicAdd: exact and order-free); it writes them, as they are, to its own place. A digit gains less than 2^16 per element and a piece has at
     most 2^15 elements, so no word overflows and no carry is needed.
   -> exact_combine_wide (rows of many pieces) or exact_combine_rows (few pieces): each
     row's pieces added slot by slot into 64-bit integers (exact below 2^32 pieces).
   -> the host reads rows * SLOTS int64 words, propagates the carries (numpy, vectorized)
-    and rounds each row's exact integer once, to nearest even (Python integers).
+    and rounds each row's exact result once, to nearest even (ops/exact_rounding.py).
+Variances: var = (n * sum(x^2) - sum(x)^2) / (n * (n - ddof)), all exact integers, rounded
+once (std: its square root, rounded once); no x - mean pass is needed.
 Infinities and NaNs are counted (slots DIGITS.. DIGITS + 2), never added: any NaN, or
 +inf with -inf, gives NaN; otherwise an infinity gives itself. No partial sum can
 overflow, so the result is inf only where the exact sum rounds to inf. A zero sum is +0.0,
@@ -25,9 +28,9 @@ as numpy's (its sums start from +0.0, so all -0.0 gives +0.0 too).
 from __future__ import annotations
 
 import builtins
-import math
 import warnings
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -35,38 +38,31 @@ from wgprim.array import Array, asarray, empty
 from wgprim.caches import lookup
 from wgprim.ops.axis import _check_binding, normalize_axis, result_shape, split_shape
 from wgprim.ops.common import Chunk, check_flag, chunks
+from wgprim.ops.exact_rounding import (FLOAT32, FLOAT64, FloatFormat, exact_integers, round_ratio,
+                                       round_sqrt_ratio, special)
 from wgprim.pipelines import get_pipeline
 from wgprim.program import Program
 from wgprim.recordings import run_recorded
 
 WG = 256
-DIGIT_BITS = 16
 PIECE = 1 << 15  # elements per workgroup of exact_pieces: < 2^31 / 2^16 keeps an i32 digit exact
 WIDE_PIECES = 16  # rows of more pieces than this are combined by a workgroup per slot
 COUNTS = 3  # +inf, -inf, NaN after the digits
 
 
 @dataclass(frozen=True)
-class Format:
-    """What the exact sum needs to know of a float format."""
+class Layout:
+    """A float format's kernel file and accumulator sizes (kernels/exact_f64.wgsl, ...)."""
 
-    kernel: str  # kernels/<kernel>.wgsl: E, DIGITS and split()
-    digits: int  # DIGITS there
-    unit: int  # every value is an integer times 2^unit
-    mantissa: int  # significand bits, the hidden one included
-    max_exponent: int  # the largest finite value is below 2^(max_exponent + 1)
-
-    @property
-    def slots(self) -> int:
-        return self.digits + COUNTS
+    kernel: str
+    sum_digits: int  # SUM_DIGITS there
+    square_digits: int  # SQUARE_DIGITS there
+    float: FloatFormat
 
 
 F64, F32 = np.dtype(np.float64), np.dtype(np.float32)
 EXACT_DTYPES = (F64, F32)
-FORMATS = {
-    F64: Format("exact_f64", 132, -1074, 53, 1023),
-    F32: Format("exact_f32", 20, -149, 24, 127),
-}
+LAYOUTS = {F64: Layout("exact_f64", 132, 264, FLOAT64), F32: Layout("exact_f32", 20, 40, FLOAT32)}
 
 
 def pieces_of(length: int) -> int:
@@ -74,12 +70,15 @@ def pieces_of(length: int) -> int:
 
 
 class ExactSumRecorder:
-    """The exact sum of a (outer, length, inner) view along its middle axis, built once
-    for (device, dtype, shape): `record(program, x, sums)` writes rows * slots int64
-    words (rows = outer * inner) into the Array `sums`; `finish()` rounds them."""
+    """The exact sum of the elements (or of their squares) of a (outer, length, inner)
+    view along its middle axis, built once for (device, dtype, shape, squares):
+    `record(program, x, sums)` writes rows * slots int64 words (rows = outer * inner) into
+    the Array `sums`; `totals()` reads them as exact integers and counts."""
 
-    def __init__(self, dev, dt: np.dtype, outer: int, length: int, inner: int):
-        self.fmt = FORMATS[dt]
+    def __init__(self, dev, dt: np.dtype, outer: int, length: int, inner: int, squares: bool = False):
+        layout = LAYOUTS[dt]
+        self.digits = layout.square_digits if squares else layout.sum_digits
+        self.slots = self.digits + COUNTS
         self.outer, self.length, self.inner = outer, length, inner
         self.rows = outer * inner
         flat = self.rows == 1
@@ -88,7 +87,7 @@ class ExactSumRecorder:
         self.chunks = chunks(length, dt.itemsize, PIECE, dev) if flat else [Chunk(0, outer * length * inner)]
         self.chunk_pieces = [pieces_of(c.count) for c in self.chunks] if flat else [pieces_of(length)]
         self.pieces = sum(self.chunk_pieces)  # per row
-        files = ("exact_split", self.fmt.kernel, "exact_sum")
+        files = ("exact_split", layout.kernel, "exact_square_term" if squares else "exact_sum_term", "exact_sum")
         self.wide = self.pieces > WIDE_PIECES
         combine = "exact_combine_wide" if self.wide else "exact_combine_rows"
         self.pipes = {e: get_pipeline(dev, files, "", e, {"WG": WG}) for e in ("exact_pieces", combine)}
@@ -97,11 +96,10 @@ class ExactSumRecorder:
     @property
     def sums_words(self) -> int:
         """The int64 words record() writes (two u32 each)."""
-        return self.rows * self.fmt.slots
+        return self.rows * self.slots
 
     def record(self, p: Program, x: Array, sums: Array) -> None:
-        slots = self.fmt.slots
-        pieces = p.temp(self.rows * self.pieces * slots * 4)
+        pieces = p.temp(self.rows * self.pieces * self.slots * 4)
         first = 0
         for c, count in zip(self.chunks, self.chunk_pieces):
             length = c.count if self.rows == 1 else self.length
@@ -113,24 +111,23 @@ class ExactSumRecorder:
         groups = self.sums_words if self.wide else -(-self.sums_words // WG)
         p.dispatch("exact sum combine", self.combine, {0: params, 3: pieces, 4: sums.buffer}, groups)
 
-    def finish(self, words: np.ndarray, divisor: int = 1) -> np.ndarray:
-        """The rows' sums (divided by `divisor`: a mean), each rounded once, as a 1-D
-        array of the format's dtype."""
-        table = words.view(np.int64).reshape(self.rows, self.fmt.slots)
-        return round_rows(table, self.fmt, divisor)
+    def totals(self, words: np.ndarray) -> tuple[list[int], np.ndarray]:
+        """(each row's exact sum as an integer of units, its (+inf, -inf, NaN) counts)."""
+        table = words.view(np.int64).reshape(self.rows, self.slots)
+        return exact_integers(table[:, :self.digits]), table[:, self.digits:]
 
 
-def exact_sum_recorder(device, dt: np.dtype, outer: int, length: int, inner: int) -> ExactSumRecorder:
-    """The ExactSumRecorder of (dt, outer, length, inner) on `device`, looked up."""
-    key = ("exact sum", dt, outer, length, inner, PIECE, WIDE_PIECES, device.max_binding_bytes)
-    return lookup(device, key, lambda: ExactSumRecorder(device, dt, outer, length, inner))
+def exact_sum_recorder(device, dt: np.dtype, outer: int, length: int, inner: int,
+                       squares: bool = False) -> ExactSumRecorder:
+    """The ExactSumRecorder of (dt, outer, length, inner, squares) on `device`, looked up."""
+    key = ("exact sum", dt, outer, length, inner, squares, PIECE, WIDE_PIECES, device.max_binding_bytes)
+    return lookup(device, key, lambda: ExactSumRecorder(device, dt, outer, length, inner, squares))
 
 
-# -- one call ---------------------------------------------------------------------------
+# -- calls ---------------------------------------------------------------------------------
 
 def axis_view(arr: Array, axis) -> tuple:
-    """(outer, length, inner, result shape) of reducing `arr` along `axis` (None: all),
-    keepdims applied by the caller."""
+    """(outer, length, inner, axis) of reducing `arr` along `axis` (None: every element)."""
     if axis is None:
         return 1, arr.size, 1, None
     shape = arr.shape if arr.ndim else (1,)
@@ -139,11 +136,10 @@ def axis_view(arr: Array, axis) -> tuple:
     return outer, length, inner, axis
 
 
-def exact_reduce(arr: Array, axis, keepdims: bool, mean: bool) -> Array:
-    """The exactly rounded sum (or mean) of float64 or float32 `arr` over every element
-    (axis None) or along one axis (an int), with numpy's shapes (keepdims included)."""
+def _prepare(arr: Array, axis, keepdims: bool, what: str):
+    """(outer, length, inner, result shape) of a call, its arguments checked."""
     if arr.dtype not in EXACT_DTYPES:
-        raise TypeError(f"exact sums and means take float64 or float32 arrays, not {arr.dtype}; "
+        raise TypeError(f"exact {what} take float64 or float32 arrays, not {arr.dtype}; "
                         "convert the input first, e.g. x.astype(np.float64)")
     keepdims = check_flag("keepdims", keepdims)
     outer, length, inner, axis = axis_view(arr, axis)
@@ -151,20 +147,39 @@ def exact_reduce(arr: Array, axis, keepdims: bool, mean: bool) -> Array:
         shape = (1,) * arr.ndim if keepdims else ()
     else:
         shape = result_shape(arr.shape, axis, keepdims) if arr.ndim else ()
+        if outer * inner * length:
+            _check_binding(arr)
+    return outer, length, inner, shape
+
+
+def _run(arr: Array, recorders: list) -> list:
+    """Run the recorders on arr in one submit; each one's (integers, counts)."""
+    sums = [empty((r.sums_words,), np.int64, arr.device) for r in recorders]
+
+    def record(p, x, *outs):
+        for r, out in zip(recorders, outs):
+            r.record(p, x, out)
+
+    words = run_recorded(arr.device, tuple(recorders), (arr, *sums), record, "exact sum",
+                         reads=[(s.buffer, 0, s.nbytes) for s in sums])
+    return [r.totals(w) for r, w in zip(recorders, words)]
+
+
+def exact_reduce(arr: Array, axis, keepdims: bool, mean: bool) -> Array:
+    """The correctly rounded sum (or mean) of float64 or float32 `arr` over every element
+    (axis None) or along one axis (an int), with numpy's shapes (keepdims included)."""
+    outer, length, inner, shape = _prepare(arr, axis, keepdims, "sums and means")
     if outer * inner == 0:
         return empty(shape, arr.dtype, arr.device)
     if length == 0:
         if mean:
             warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=3)
         return asarray(np.full(shape, np.nan if mean else 0.0, arr.dtype))
-    if axis is not None:
-        _check_binding(arr)
-    recorder = exact_sum_recorder(arr.device, arr.dtype, outer, length, inner)
-    sums = empty((recorder.sums_words,), np.int64, arr.device)
-    (words,) = run_recorded(arr.device, (recorder,), (arr, sums), recorder.record, "exact sum",
-                            reads=[(sums.buffer, 0, sums.nbytes)])
-    values = recorder.finish(words, length if mean else 1)
-    return asarray(values.reshape(shape))
+    fmt = LAYOUTS[arr.dtype].float
+    ((totals, counts),) = _run(arr, [exact_sum_recorder(arr.device, arr.dtype, outer, length, inner)])
+    values = [special(*counts[r]) for r in range(len(totals))]
+    values = [round_ratio(t, length if mean else 1, fmt) if v is None else v for t, v in zip(totals, values)]
+    return asarray(np.array(values, np.float64).astype(arr.dtype).reshape(shape))  # exact: each is a dt value
 
 
 def exact_sum(arr: Array, axis=None, keepdims: bool = False) -> Array:
@@ -172,56 +187,31 @@ def exact_sum(arr: Array, axis=None, keepdims: bool = False) -> Array:
     return exact_reduce(arr, axis, keepdims, mean=False)
 
 
-# -- the host's part: carries and one rounding ---------------------------------------
-
-def exact_integers(digits: np.ndarray) -> list[int]:
-    """Each row of `digits` (int64 sums of signed 16-bit digits, digit d weighing
-    2^(16 d)) as one Python integer, exactly."""
-    rows, count = digits.shape
-    carry = np.zeros(rows, np.int64)
-    clean = np.empty((rows, count), np.uint16)
-    for d in range(count):  # vectorized over rows; every value stays below 2^49
-        v = digits[:, d] + carry
-        clean[:, d] = v & 0xFFFF
-        carry = v >> DIGIT_BITS  # floor: the low digit is left in [0, 2^16)
-    top = count * DIGIT_BITS
-    return [int.from_bytes(clean[r].tobytes(), "little") + (int(carry[r]) << top) for r in range(rows)]
-
-
-def round_ratio(num: int, den: int, fmt: Format) -> float:
-    """num / den * 2^fmt.unit rounded to the nearest value of the format, ties to even
-    (subnormals and overflow to inf included), as a Python float (exactly that value)."""
-    if num == 0:
-        return 0.0
-    negative, num = num < 0, abs(num)
-    # k = floor(log2(num / den)); the result's last bit sits at 2^e units, e >= 0.
-    k = num.bit_length() - den.bit_length()
-    if (num << max(0, -k)) < (den << max(0, k)):
-        k -= 1
-    e = max(0, k - fmt.mantissa + 1)
-    q, r = divmod(num, den << e)
-    twice = 2 * r
-    if twice > den << e or (twice == den << e and q & 1):
-        q += 1
-    if q.bit_length() + e + fmt.unit > fmt.max_exponent + 1:
-        value = math.inf
-    else:
-        value = math.ldexp(float(q), e + fmt.unit)  # q < 2^53 and the value is representable: exact
-    return -value if negative else value
-
-
-def round_rows(table: np.ndarray, fmt: Format, divisor: int = 1) -> np.ndarray:
-    """The rounded sums (divided by `divisor`) of rows of slots (digits, then counts)."""
-    dt = F64 if fmt is FORMATS[F64] else F32
-    counts = table[:, fmt.digits:]
-    exact = exact_integers(table[:, :fmt.digits])
-    out = np.empty(len(exact), np.float64)
-    for r, total in enumerate(exact):
-        pos, neg, nan = (int(c) for c in counts[r])
-        if nan or (pos and neg):
-            out[r] = math.nan
-        elif pos or neg:
-            out[r] = math.inf if pos else -math.inf
+def exact_variance(arr: Array, axis, keepdims: bool, ddof, root: bool) -> Array:
+    """The correctly rounded variance (root: standard deviation) of float64 or float32
+    `arr`, from the exact sums of x and x^2: (n S2 - S1^2) / (n (n - ddof)), rounded once."""
+    outer, length, inner, shape = _prepare(arr, axis, keepdims, "variances")
+    if outer * inner == 0:
+        return empty(shape, arr.dtype, arr.device)
+    dof = length - Fraction(ddof)  # numpy takes a float ddof too: exact as a Fraction
+    if dof <= 0:
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=4)  # the caller of var
+    if length == 0:
+        return asarray(np.full(shape, np.nan, arr.dtype))
+    fmt = LAYOUTS[arr.dtype].float
+    (s1, counts), (s2, _) = _run(arr, [exact_sum_recorder(arr.device, arr.dtype, outer, length, inner),
+                                       exact_sum_recorder(arr.device, arr.dtype, outer, length, inner, True)])
+    values = []
+    for r in range(len(s1)):
+        # n^2 var in units^2 (never negative), over n (n - ddof) as integers
+        num = (length * s2[r] - s1[r] * s1[r]) * dof.denominator
+        den = length * dof.numerator
+        if special(*counts[r]) is not None:
+            values.append(np.nan)  # inf - inf: numpy's too
+        elif den <= 0:
+            values.append(np.nan if num == 0 else np.inf)  # numpy divides by max(n - ddof, 0)
+        elif root:
+            values.append(round_sqrt_ratio(num, den, fmt, 2 * fmt.unit))
         else:
-            out[r] = round_ratio(total, divisor, fmt)
-    return out.astype(dt)  # exact: each value is one of dt's
+            values.append(round_ratio(num, den, fmt, 2 * fmt.unit))
+    return asarray(np.array(values, np.float64).astype(arr.dtype).reshape(shape))

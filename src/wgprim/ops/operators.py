@@ -51,9 +51,10 @@ REDUCIBLE = NUMERIC + WIDE  # what reduce and scan take (which operator on which
 WGSL_TYPE = {U32: "u32", I32: "i32", F32: "f32", F16: "f16", U64: "vec2<u32>", I64: "vec2<u32>", F64: "vec2<u32>"}
 
 FLOAT64_ARITHMETIC = (
-    "WGSL has no float64 type; float64 sums and means are exact in integer arithmetic "
-    "(wgprim.sum, wgprim.mean and wgprim.reduce(x, 'sum'), with axis= and keepdims=: the correctly "
-    "rounded value, docs/exact.md), and float64 min, max, argmin, argmax, scans by min and max, "
+    "WGSL has no float64 type; float64 sums, means, variances and standard deviations are exact in "
+    "integer arithmetic (wgprim.sum, wgprim.mean, wgprim.var, wgprim.std and wgprim.reduce(x, 'sum'), "
+    "with axis= and keepdims=: correctly rounded, docs/exact.md), and float64 min, max, argmin, argmax, "
+    "scans by min and max, "
     "sorts and searches work on the GPU; other float64 arithmetic (prod, cumsum, cumulative_sum, "
     "ReducePlan, segment sums, custom operators) is not built yet: use x.astype(np.float32) (within "
     "wgprim.ops.reduce.sum_error_bound, wgprim.ops.scan.cumsum_error_bound) or numpy"
