@@ -35,7 +35,7 @@ def round_f32(exact: Fraction) -> float:
 
 def reference(x: np.ndarray, mean: bool = False) -> float:
     """The correctly rounded exact sum (or mean) of x, by IEEE's rules for inf and NaN."""
-    values = x.astype(np.float64).ravel().tolist()
+    values = x.ravel().tolist()  # Python floats, or ints exactly
     if any(math.isnan(v) for v in values):
         return math.nan
     if math.inf in values or -math.inf in values:
@@ -306,9 +306,9 @@ def test_round_ratio_matches_python_division(num, den):
 
 
 def test_errors_name_the_fix():
-    with pytest.raises(TypeError, match="float64 or float32.*astype"):
-        wgprim.mean(np.arange(5))
-    with pytest.raises(TypeError, match="float64 or float32"):
+    with pytest.raises(TypeError, match="mean takes float64, float32, int32.*astype"):
+        wgprim.mean(np.ones(5, bool))
+    with pytest.raises(TypeError, match="float64, float32"):
         wgprim.sum(np.arange(5, dtype=np.int32), exact=True)
     with pytest.raises(TypeError, match="exact must be True or False"):
         wgprim.sum(np.ones(3), exact="yes")
@@ -345,7 +345,7 @@ def round_sqrt(v: Fraction, dtype) -> float:
 
 
 def reference_var(x: np.ndarray, ddof=0, root=False) -> float:
-    values = x.astype(np.float64).ravel().tolist()
+    values = x.ravel().tolist()  # Python floats, or ints exactly
     n = len(values)
     if not n or any(not math.isfinite(v) for v in values):
         return math.nan
@@ -356,7 +356,7 @@ def reference_var(x: np.ndarray, ddof=0, root=False) -> float:
         return math.nan if squares == 0 else math.inf
     var = squares / (n - Fraction(ddof))
     if root:
-        return round_sqrt(var, x.dtype)
+        return round_sqrt(var, F32 if x.dtype == F32 else F64)
     if x.dtype == F32:
         return round_f32(var)
     try:
@@ -417,8 +417,8 @@ def test_var_along_axes_specials_and_ddof(rng, small_pieces):
         assert np.isnan(wgprim.var(np.array([3.0]), ddof=1).item())
     with pytest.raises(ValueError, match="ddof and correction"):
         wgprim.var(y, ddof=1, correction=1)
-    with pytest.raises(TypeError, match="var takes float64 or float32"):
-        wgprim.var(np.arange(4))
+    with pytest.raises(TypeError, match="var takes float64, float32"):
+        wgprim.var(np.ones(4, bool))
 
 
 def test_var_is_the_same_in_any_order(rng):
@@ -435,3 +435,21 @@ def test_round_sqrt_ratio_matches_the_bracketing_oracle(num, den, unit):
     if v >= Fraction(2) ** 2048:
         return  # the root would overflow float64; variances of finite floats never do
     assert round_sqrt_ratio(num, den, FLOAT64, unit) == round_sqrt(v, F64)
+
+
+# -- integers: mean, var and std in float64, from exact integer sums ----------------------
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.int64, np.uint64])
+def test_integer_statistics_are_correctly_rounded_float64(dtype, rng):
+    info = np.iinfo(dtype)
+    for n in (1, 7, 2**15 + 1, 100_001):
+        x = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+        x[: min(n, 3)] = [info.min, info.max, info.min][: min(n, 3)]  # the extremes, -2^63 included
+        assert_bits(wgprim.mean(x).numpy(), reference(x, mean=True), F64)
+        if n <= 2**15 + 1:
+            assert_bits(wgprim.var(x).numpy(), reference_var(x), F64)
+            assert_bits(wgprim.std(x, ddof=1 if n > 1 else 0).numpy(), reference_var(x, 1 if n > 1 else 0, True), F64)
+        small = (x % 1000).astype(dtype)
+        assert abs(wgprim.var(small, axis=0).item() - np.var(small)) <= 1e-12 * np.var(small) + 1e-300
+    with pytest.raises(TypeError, match="exact sums take float64, float32"):
+        wgprim.sum(np.arange(3, dtype=dtype), exact=True)

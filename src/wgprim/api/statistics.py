@@ -19,27 +19,35 @@ from wgprim.api.reduce import sum as fast_sum
 from wgprim.array import Array, asarray
 from wgprim.ops import numpy_options
 from wgprim.ops.common import as_input, check_flag
-from wgprim.ops.exact_sum import EXACT_DTYPES, F64, axis_view, exact_reduce, exact_variance
+from wgprim.ops.exact_sum import F32, F64, STATISTICS_DTYPES, axis_view, exact_reduce, exact_variance
 
 MEAN = {name: numpy_options.REDUCTION[name] for name in ("dtype", "out", "where")}
 MEAN["dtype"] = (None, "float64 means are float64, float32 means float32; convert the input first")
 VAR = {**MEAN, "mean": (None, "the mean is computed exactly with the sums; pass no mean=")}
 
 
+def _statistics_input(name: str, x) -> Array:
+    arr = as_input(x)
+    if arr.dtype not in STATISTICS_DTYPES:
+        names = ", ".join(str(d) for d in STATISTICS_DTYPES)
+        raise TypeError(f"{name} takes {names} arrays, not {arr.dtype}; convert the input first, "
+                        "e.g. x.astype(np.float64)")
+    return arr
+
+
 def mean(x, axis=None, *, keepdims: bool = False, exact: bool = False, **numpy_kw) -> Array:
     """Arithmetic mean, as numpy.mean: of every element (a 0-d Array) or along `axis` (an
     int) with `keepdims`. float64: the correctly rounded value of the exact sum divided by
     n, the same bits in any order and on any device (it never overflows where the mean
-    itself does not: the mean of [1.7e308, 1.7e308] is 1.7e308). float32: the fast float32
-    sum divided by n (within wgprim.ops.reduce.sum_error_bound / n), or with `exact=True`
-    the correctly rounded float32 mean. An empty input gives NaN with numpy's
-    RuntimeWarning. numpy's dtype=, out= and where= are refused with a message."""
+    itself does not: the mean of [1.7e308, 1.7e308] is 1.7e308). int32, uint32, int64 and
+    uint64: the exact integer sum divided by n, rounded once to float64 (numpy's dtype for
+    them). float32: the fast float32 sum divided by n (within
+    wgprim.ops.reduce.sum_error_bound / n), or with `exact=True` the correctly rounded
+    float32 mean. An empty input gives NaN with numpy's RuntimeWarning. numpy's dtype=,
+    out= and where= are refused with a message."""
     numpy_options.refuse("mean", numpy_kw, MEAN)
-    arr = as_input(x)
-    if arr.dtype not in EXACT_DTYPES:
-        raise TypeError(f"mean takes float64 or float32 arrays, not {arr.dtype}; convert the input first, "
-                        "e.g. x.astype(np.float64) (exact)")
-    if check_flag("exact", exact) or arr.dtype == F64:
+    arr = _statistics_input("mean", x)
+    if check_flag("exact", exact) or arr.dtype != F32:
         return exact_reduce(arr, axis, keepdims, mean=True)
     return _fast_mean(arr, axis, keepdims)
 
@@ -64,19 +72,16 @@ def _variance(name: str, x, axis, ddof, correction, keepdims: bool, exact: bool,
         ddof = correction
     if isinstance(ddof, (bool, np.bool_)) or not isinstance(ddof, (int, float, np.integer, np.floating)):
         raise TypeError(f"ddof must be a number, not {ddof!r}")
-    arr = as_input(x)
-    if arr.dtype not in EXACT_DTYPES:
-        raise TypeError(f"{name} takes float64 or float32 arrays, not {arr.dtype}; convert the input first, "
-                        "e.g. x.astype(np.float64)")
-    return exact_variance(arr, axis, keepdims, ddof, root)
+    return exact_variance(_statistics_input(name, x), axis, keepdims, ddof, root)
 
 
 def var(x, axis=None, *, ddof=0, keepdims: bool = False, correction=None, exact: bool = False,
         **numpy_kw) -> Array:
     """Variance, as numpy.var: of every element (a 0-d Array) or along `axis` (an int) with
     `keepdims`; the sum of squared deviations divided by n - ddof (`correction=`, the Array
-    API's name, is the same). float64 and float32 alike (`exact=` is accepted for symmetry
-    with sum and mean: there is no faster path), the correctly rounded value of the exact
+    API's name, is the same). float64 and float32 in their dtype, int32, uint32, int64 and
+    uint64 in float64 as numpy's (`exact=` is accepted for symmetry with sum and mean:
+    there is no faster path); the correctly rounded value of the exact
     (n sum(x^2) - sum(x)^2) / (n (n - ddof)), from the exact sums of x and x^2, the same bits
     in any order and on any device. Any inf or NaN gives NaN; n - ddof <= 0 gives NaN or inf
     with numpy's RuntimeWarning."""

@@ -52,17 +52,29 @@ COUNTS = 3  # +inf, -inf, NaN after the digits
 
 @dataclass(frozen=True)
 class Layout:
-    """A float format's kernel file and accumulator sizes (kernels/exact_f64.wgsl, ...)."""
+    """An input dtype's kernel file and accumulator sizes (kernels/exact_f64.wgsl, ...),
+    the unit its values are integers of, and the float format of its results."""
 
     kernel: str
     sum_digits: int  # SUM_DIGITS there
     square_digits: int  # SQUARE_DIGITS there
+    unit: int  # every value is an integer times 2^unit
     float: FloatFormat
 
 
 F64, F32 = np.dtype(np.float64), np.dtype(np.float32)
-EXACT_DTYPES = (F64, F32)
-LAYOUTS = {F64: Layout("exact_f64", 132, 264, FLOAT64), F32: Layout("exact_f32", 20, 40, FLOAT32)}
+I32, U32, I64, U64 = (np.dtype(t) for t in (np.int32, np.uint32, np.int64, np.uint64))
+EXACT_DTYPES = (F64, F32)  # exact sums (sum(exact=True)) and float32 means
+STATISTICS_DTYPES = (F64, F32, I32, U32, I64, U64)  # mean, var, std: integers give float64, as numpy's
+LAYOUTS = {
+    F64: Layout("exact_f64", 132, 264, -1074, FLOAT64),
+    F32: Layout("exact_f32", 20, 40, -149, FLOAT32),
+    # Integers are exact in units of 1; only the host's carries see their growth.
+    I32: Layout("exact_int32", 5, 9, 0, FLOAT64),
+    U32: Layout("exact_uint32", 5, 9, 0, FLOAT64),
+    I64: Layout("exact_int64", 5, 9, 0, FLOAT64),
+    U64: Layout("exact_uint64", 5, 9, 0, FLOAT64),
+}
 
 
 def pieces_of(length: int) -> int:
@@ -136,10 +148,11 @@ def axis_view(arr: Array, axis) -> tuple:
     return outer, length, inner, axis
 
 
-def _prepare(arr: Array, axis, keepdims: bool, what: str):
+def _prepare(arr: Array, axis, keepdims: bool, what: str, dtypes=EXACT_DTYPES):
     """(outer, length, inner, result shape) of a call, its arguments checked."""
-    if arr.dtype not in EXACT_DTYPES:
-        raise TypeError(f"exact {what} take float64 or float32 arrays, not {arr.dtype}; "
+    if arr.dtype not in dtypes:
+        names = ", ".join(str(d) for d in dtypes)
+        raise TypeError(f"exact {what} take {names} arrays, not {arr.dtype}; "
                         "convert the input first, e.g. x.astype(np.float64)")
     keepdims = check_flag("keepdims", keepdims)
     outer, length, inner, axis = axis_view(arr, axis)
@@ -166,20 +179,24 @@ def _run(arr: Array, recorders: list) -> list:
 
 
 def exact_reduce(arr: Array, axis, keepdims: bool, mean: bool) -> Array:
-    """The correctly rounded sum (or mean) of float64 or float32 `arr` over every element
-    (axis None) or along one axis (an int), with numpy's shapes (keepdims included)."""
-    outer, length, inner, shape = _prepare(arr, axis, keepdims, "sums and means")
+    """The correctly rounded sum (or mean) of `arr` over every element (axis None) or along
+    one axis (an int), with numpy's shapes (keepdims included): float64 and float32 in
+    their dtype; the mean of integers in float64, as numpy's."""
+    dtypes = STATISTICS_DTYPES if mean else EXACT_DTYPES
+    outer, length, inner, shape = _prepare(arr, axis, keepdims, "means" if mean else "sums", dtypes)
+    layout = LAYOUTS[arr.dtype]
+    rdt = layout.float.dtype
     if outer * inner == 0:
-        return empty(shape, arr.dtype, arr.device)
+        return empty(shape, rdt, arr.device)
     if length == 0:
         if mean:
             warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=3)
-        return asarray(np.full(shape, np.nan if mean else 0.0, arr.dtype))
-    fmt = LAYOUTS[arr.dtype].float
+        return asarray(np.full(shape, np.nan if mean else 0.0, rdt))
     ((totals, counts),) = _run(arr, [exact_sum_recorder(arr.device, arr.dtype, outer, length, inner)])
     values = [special(*counts[r]) for r in range(len(totals))]
-    values = [round_ratio(t, length if mean else 1, fmt) if v is None else v for t, v in zip(totals, values)]
-    return asarray(np.array(values, np.float64).astype(arr.dtype).reshape(shape))  # exact: each is a dt value
+    values = [round_ratio(t, length if mean else 1, layout.float, layout.unit) if v is None else v
+              for t, v in zip(totals, values)]
+    return asarray(np.array(values, np.float64).astype(rdt).reshape(shape))  # exact: each is a rdt value
 
 
 def exact_sum(arr: Array, axis=None, keepdims: bool = False) -> Array:
@@ -188,17 +205,19 @@ def exact_sum(arr: Array, axis=None, keepdims: bool = False) -> Array:
 
 
 def exact_variance(arr: Array, axis, keepdims: bool, ddof, root: bool) -> Array:
-    """The correctly rounded variance (root: standard deviation) of float64 or float32
-    `arr`, from the exact sums of x and x^2: (n S2 - S1^2) / (n (n - ddof)), rounded once."""
-    outer, length, inner, shape = _prepare(arr, axis, keepdims, "variances")
+    """The correctly rounded variance (root: standard deviation) of `arr` (float64 and
+    float32 in their dtype, integers in float64), from the exact sums of x and x^2:
+    (n S2 - S1^2) / (n (n - ddof)), rounded once."""
+    outer, length, inner, shape = _prepare(arr, axis, keepdims, "variances", STATISTICS_DTYPES)
+    layout = LAYOUTS[arr.dtype]
+    rdt = layout.float.dtype
     if outer * inner == 0:
-        return empty(shape, arr.dtype, arr.device)
+        return empty(shape, rdt, arr.device)
     dof = length - Fraction(ddof)  # numpy takes a float ddof too: exact as a Fraction
     if dof <= 0:
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=4)  # the caller of var
     if length == 0:
-        return asarray(np.full(shape, np.nan, arr.dtype))
-    fmt = LAYOUTS[arr.dtype].float
+        return asarray(np.full(shape, np.nan, rdt))
     (s1, counts), (s2, _) = _run(arr, [exact_sum_recorder(arr.device, arr.dtype, outer, length, inner),
                                        exact_sum_recorder(arr.device, arr.dtype, outer, length, inner, True)])
     values = []
@@ -211,7 +230,7 @@ def exact_variance(arr: Array, axis, keepdims: bool, ddof, root: bool) -> Array:
         elif den <= 0:
             values.append(np.nan if num == 0 else np.inf)  # numpy divides by max(n - ddof, 0)
         elif root:
-            values.append(round_sqrt_ratio(num, den, fmt, 2 * fmt.unit))
+            values.append(round_sqrt_ratio(num, den, layout.float, 2 * layout.unit))
         else:
-            values.append(round_ratio(num, den, fmt, 2 * fmt.unit))
-    return asarray(np.array(values, np.float64).astype(arr.dtype).reshape(shape))
+            values.append(round_ratio(num, den, layout.float, 2 * layout.unit))
+    return asarray(np.array(values, np.float64).astype(rdt).reshape(shape))
