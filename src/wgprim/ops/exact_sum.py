@@ -15,7 +15,8 @@ Structure (each arrow a dispatch boundary, the only global sync):
     (atomicAdd: exact and order-free); it writes them, as they are, to its own place. A digit gains less than 2^16 per element and a piece has at
     most 2^15 elements, so no word overflows and no carry is needed.
   -> exact_combine_wide (rows of many pieces) or exact_combine_rows (few pieces): each
-    row's pieces added slot by slot into 64-bit integers (exact below 2^32 pieces).
+    row's pieces added slot by slot into 64-bit integers (exact below 2^32 pieces); not
+    run when every row is one piece (the host reads that piece's i32 words).
   -> the host reads rows * SLOTS int64 words, propagates the carries (numpy, vectorized)
     and rounds each row's exact result once, to nearest even (ops/exact_rounding.py).
 Variances: var = (n * sum(x^2) - sum(x)^2) / (n * (n - ddof)), all exact integers, rounded
@@ -107,11 +108,17 @@ class ExactSumRecorder:
 
     @property
     def sums_words(self) -> int:
-        """The int64 words record() writes (two u32 each)."""
+        """The words record() writes: int64 (two u32 each) when the combine runs, i32 when
+        every row is one piece (the pieces' own words, no second dispatch)."""
         return self.rows * self.slots
 
+    @property
+    def sums_dtype(self) -> np.dtype:
+        return np.dtype(np.int32 if self.pieces == 1 else np.int64)
+
     def record(self, p: Program, x: Array, sums: Array) -> None:
-        pieces = p.temp(self.rows * self.pieces * self.slots * 4)
+        single = self.pieces == 1
+        pieces = sums.buffer if single else p.temp(self.rows * self.pieces * self.slots * 4)
         first = 0
         for c, count in zip(self.chunks, self.chunk_pieces):
             length = c.count if self.rows == 1 else self.length
@@ -119,13 +126,15 @@ class ExactSumRecorder:
             params = p.params(length, self.inner, count, PIECE, groups, first)
             p.dispatch("exact sum pieces", self.pipes["exact_pieces"], {0: params, 1: c.view(x), 2: pieces}, groups)
             first += groups
+        if single:
+            return
         params = p.params(0, 0, self.pieces, PIECE, self.sums_words, 0)
         groups = self.sums_words if self.wide else -(-self.sums_words // WG)
         p.dispatch("exact sum combine", self.combine, {0: params, 3: pieces, 4: sums.buffer}, groups)
 
     def totals(self, words: np.ndarray) -> tuple[list[int], np.ndarray]:
         """(each row's exact sum as an integer of units, its (+inf, -inf, NaN) counts)."""
-        table = words.view(np.int64).reshape(self.rows, self.slots)
+        table = words.view(self.sums_dtype).astype(np.int64).reshape(self.rows, self.slots)
         return exact_integers(table[:, :self.digits]), table[:, self.digits:]
 
 
@@ -167,7 +176,7 @@ def _prepare(arr: Array, axis, keepdims: bool, what: str, dtypes=EXACT_DTYPES):
 
 def _run(arr: Array, recorders: list) -> list:
     """Run the recorders on arr in one submit; each one's (integers, counts)."""
-    sums = [empty((r.sums_words,), np.int64, arr.device) for r in recorders]
+    sums = [empty((r.sums_words,), r.sums_dtype, arr.device) for r in recorders]
 
     def record(p, x, *outs):
         for r, out in zip(recorders, outs):
