@@ -453,3 +453,12 @@ def test_integer_statistics_are_correctly_rounded_float64(dtype, rng):
         assert abs(wgprim.var(small, axis=0).item() - np.var(small)) <= 1e-12 * np.var(small) + 1e-300
     with pytest.raises(TypeError, match="exact sums take float64, float32"):
         wgprim.sum(np.arange(3, dtype=dtype), exact=True)
+
+
+def test_float32_fast_mean_along_an_axis(rng):
+    x = rng.standard_normal((5, 3001)).astype(np.float32)
+    for axis, keepdims in ((0, False), (1, True), (None, True)):
+        got = wgprim.mean(x, axis=axis, keepdims=keepdims).numpy()
+        want = np.mean(x.astype(np.float64), axis=axis, keepdims=keepdims)
+        assert got.dtype == F32 and got.shape == want.shape
+        assert np.all(np.abs(got - want) <= 1e-5 * np.mean(np.abs(x.astype(np.float64)), axis=axis, keepdims=keepdims))
