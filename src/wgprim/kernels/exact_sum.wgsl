@@ -3,8 +3,8 @@
 // Graillat, Iakymchuk, 2015), with no float arithmetic at all. ops/exact_sum.py states the
 // structure and the bounds.
 //
-// Before this file: kernels/exact_split.wgsl, one format (exact_f64.wgsl or
-// exact_f32.wgsl: E, split()) and one term (exact_sum_term.wgsl or exact_square_term.wgsl:
+// Before this file: kernels/exact_split.wgsl, one format (exact_f64.wgsl, exact_f32.wgsl
+// or an integer one, exact_int32.wgsl ...: E, split()) and one term (exact_sum_term.wgsl or exact_square_term.wgsl:
 // DIGITS, WINDOW, Term, term()). Slots of an accumulator: DIGITS digits (signed i32 sums
 // of 16-bit digits), then the counts of +inf, -inf and NaN.
 //
@@ -14,7 +14,8 @@
 // less than 2^16 per element, so PIECE <= 2^15 elements keep every digit below 2^31: no
 // carries.
 // exact_combine_wide / exact_combine_rows (dispatch 2): the pieces of each row added slot
-// by slot into 64-bit integers (exact for any count below 2^32 pieces). No workgroup
+// by slot into 64-bit integers (exact for any count below 2^32 pieces); not run when every
+// row is one piece (the host reads the pieces' words). No workgroup
 // reads another's result in the dispatch that writes it; the host rounds the result.
 
 override WG: u32 = 256u;

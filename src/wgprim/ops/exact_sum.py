@@ -1,10 +1,11 @@
-"""Exact sums of float64 and float32: the correctly rounded value of the exact sum (and
-of the mean, the variance and the standard deviation built from exact sums), the same
-bits in any order of the input, any chunking and on any device (docs/exact.md). The front
+"""Exact sums of float64 and float32 (and of 32- and 64-bit integers, for their means and
+variances): the correctly rounded value of the exact sum (and of the mean, the variance
+and the standard deviation built from exact sums), the same bits in any order of the
+input, any chunking and on any device (docs/exact.md). The front
 doors: wgprim.sum and reduce (api/reduce.py), wgprim.mean, var and std (api/statistics.py).
 
-Every finite float64 is an integer multiple of 2^-1074 (float32: of 2^-149), so a sum of
-them is an integer times that unit, carried exactly in integer words (ExBLAS: Collange,
+Every finite float64 is an integer multiple of 2^-1074 (float32: of 2^-149; an integer:
+of 1), so a sum of them is an integer times that unit, carried exactly in integer words (ExBLAS: Collange,
 Defour, Graillat, Iakymchuk, Parallel Computing 49, 2015). No float operation is used on
 the GPU, so no compiler reassociation or fused multiply-add can change a bit.
 
@@ -12,12 +13,13 @@ Structure (each arrow a dispatch boundary, the only global sync):
   exact_pieces: workgroup g splits each element of one piece (at most PIECE elements of
     one row) by integer operations and adds its term (the element, or its exact square for
     var and std) as 16-bit digits into SLOTS signed i32 words in workgroup memory
-    (atomicAdd: exact and order-free); it writes them, as they are, to its own place. A digit gains less than 2^16 per element and a piece has at
-    most 2^15 elements, so no word overflows and no carry is needed.
+    (atomicAdd: exact and order-free); it writes them, as they are, to its own place. A
+    digit gains less than 2^16 per element and a piece has at most 2^15 elements, so no
+    word overflows and no carry is needed.
   -> exact_combine_wide (rows of many pieces) or exact_combine_rows (few pieces): each
     row's pieces added slot by slot into 64-bit integers (exact below 2^32 pieces); not
     run when every row is one piece (the host reads that piece's i32 words).
-  -> the host reads rows * SLOTS int64 words, propagates the carries (numpy, vectorized)
+  -> the host reads rows * SLOTS words, propagates the carries (numpy, vectorized)
     and rounds each row's exact result once, to nearest even (ops/exact_rounding.py).
 Variances: var = (n * sum(x^2) - sum(x)^2) / (n * (n - ddof)), all exact integers, rounded
 once (std: its square root, rounded once); no x - mean pass is needed.
