@@ -22,7 +22,7 @@ from wgprim.ops.common import as_input, check_flag
 from wgprim.ops.exact_sum import F32, F64, STATISTICS_DTYPES, axis_view, exact_reduce, exact_variance
 
 MEAN = {name: numpy_options.REDUCTION[name] for name in ("dtype", "out", "where")}
-MEAN["dtype"] = (None, "float64 means are float64, float32 means float32; convert the input first")
+MEAN["dtype"] = (None, "means of float32 are float32, of float64 and integers float64; convert the input first")
 VAR = {**MEAN, "mean": (None, "the mean is computed exactly with the sums; pass no mean=")}
 
 
