@@ -11,7 +11,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Array", "asarray", "empty", "zeros", "memory_pool", "get_device", "list_adapters", "use_adapter", "use_device",
     "NoAdapterError", "WgprimError", "Monoid", "batch",
-    "reduce", "sum", "prod", "min", "max", "argmin", "argmax", "ReducePlan",
+    "reduce", "sum", "mean", "var", "std", "prod", "min", "max", "argmin", "argmax", "ReducePlan",
     "scan", "cumsum", "cumulative_sum", "ScanPlan",
     "sort", "argsort", "sort_pairs", "lexsort", "SortPlan",
     "histogram", "bincount", "compact", "nonzero", "unique", "run_length_encode", "searchsorted",
@@ -36,6 +36,7 @@ def _import_all() -> None:
         from wgprim.errors import NoAdapterError, WgprimError
         from wgprim.ops.operators import Monoid
         from wgprim.api.reduce import ReducePlan, argmax, argmin, max, min, prod, reduce, sum
+        from wgprim.api.statistics import mean, std, var
         from wgprim.api.scan import ScanPlan, cumsum, cumulative_sum, scan
         from wgprim.api.sort import SortPlan, argsort, lexsort, sort, sort_pairs
         from wgprim.api.histogram import bincount, histogram

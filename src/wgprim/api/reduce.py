@@ -15,6 +15,7 @@ from wgprim.ops import numpy_options, operators
 from wgprim.ops.atomic_minmax import atomic_reduce
 from wgprim.ops.axis import _check_binding, axis_reducer, normalize_axis, result_shape, split_shape
 from wgprim.ops.common import as_input, check_count, check_flag, check_out
+from wgprim.ops.exact_sum import exact_sum
 from wgprim.ops.reduce import reduce_recorder
 from wgprim.plans import HoldsGPU, Plan
 from wgprim.program import Program
@@ -32,7 +33,12 @@ def reduce(x, op="sum", axis=None, *, keepdims: bool = False) -> Array:
     argmax, bitwise_and, bitwise_or, bitwise_xor) or a `wgprim.Monoid`. Returns a 0-d Array;
     `.item()` gives the Python scalar. `axis=` (int) reduces along one axis, `keepdims=` as
     numpy (ops/axis.py). Integer sums and products wrap modulo 2^32 (2^64 for int64 and
-    uint64); float64 takes min, max, argmin and argmax (operators.FLOAT64_ARITHMETIC)."""
+    uint64); float64 takes sum (exact: wgprim.sum), min, max, argmin and argmax
+    (operators.FLOAT64_ARITHMETIC)."""
+    if isinstance(op, str) and op == "sum":
+        x = as_input(x, operators.REDUCIBLE)
+        if x.dtype == operators.F64:
+            return exact_sum(x, axis, keepdims)
     if check_flag("keepdims", keepdims) or axis is not None:
         return reduce_entry(x, op, axis, keepdims)
     arr = as_input(x, operators.REDUCIBLE)
@@ -78,14 +84,18 @@ class ReducePlan(HoldsGPU):
         return (out, times) if profile else out
 
 
-def sum(x, axis=None, *, keepdims: bool = False, **numpy_kw) -> Array:
+def sum(x, axis=None, *, keepdims: bool = False, exact: bool = False, **numpy_kw) -> Array:
     """Sum of the elements, as numpy.sum: of every element (a 0-d Array), or along `axis`
     (an int) with `keepdims`. Integers wrap modulo 2^32 (2^64 for int64/uint64) and keep
-    x's dtype; float32 and float16 sums are a tree of float additions, each element through
-    a few dozen of them, so the error is within depth * eps * sum(|x|)
-    (wgprim.ops.reduce.sum_error_bound gives the bound for n). Other numpy keywords
-    (dtype=, out=, where=, initial=) are refused with a message naming them."""
+    x's dtype. float64 sums are exact: the correctly rounded value of the exact sum, the
+    same bits in any order and on any device (ops/exact_sum.py, docs/exact.md); so are
+    float32 sums with `exact=True`. By default float32 and float16 sums are a tree of
+    float additions, each element through a few dozen of them, so the error is within
+    depth * eps * sum(|x|) (wgprim.ops.reduce.sum_error_bound gives the bound for n).
+    Other numpy keywords (dtype=, out=, where=, initial=) are refused with a message."""
     numpy_options.refuse("sum", numpy_kw, numpy_options.REDUCTION)
+    if check_flag("exact", exact):
+        return exact_sum(as_input(x), axis, keepdims)
     return reduce(x, "sum", axis, keepdims=keepdims)
 
 

@@ -18,8 +18,9 @@ is_nan) and min_nan / max_nan; min/max/argmin/argmax reductions accumulate order
 64-bit dtypes (uint64, int64, float64): WGSL has no 64-bit type, so T is vec2<u32> (low
 word, high word) and integer arithmetic is kernels/int64.wgsl's (add64, mul64: wrapping
 modulo 2^64 as numpy). float64 has min, max, argmin, argmax (and scans by min and max),
-which only compare; float64 sums and products raise TypeError (no float64 arithmetic in
-WGSL; FLOAT64_ARITHMETIC says what to do instead), and so do custom operators (Monoid) on
+which only compare; float64 sums are exact (ops/exact_sum.py, reached through api/reduce.py
+before any preamble is made); float64 products and sum scans raise TypeError (no float64
+arithmetic in WGSL; FLOAT64_ARITHMETIC says what works instead), and so do custom operators (Monoid) on
 64-bit dtypes. Kernels that
 combine across the workgroup add the block scan or block reduce (ops/block_scan.py)
 bound to this combine.
@@ -50,10 +51,13 @@ REDUCIBLE = NUMERIC + WIDE  # what reduce and scan take (which operator on which
 WGSL_TYPE = {U32: "u32", I32: "i32", F32: "f32", F16: "f16", U64: "vec2<u32>", I64: "vec2<u32>", F64: "vec2<u32>"}
 
 FLOAT64_ARITHMETIC = (
-    "WGSL has no float64 type and wgprim does not emulate float64 arithmetic; use "
-    "x.astype(np.float32) (wgprim's float32 arithmetic, within its stated error bounds: "
-    "wgprim.ops.reduce.sum_error_bound, wgprim.ops.scan.cumsum_error_bound) or numpy. "
-    "float64 min, max, argmin, argmax, scans by min and max, and sorts work on the GPU"
+    "WGSL has no float64 type; float64 sums, means, variances and standard deviations are exact in "
+    "integer arithmetic (wgprim.sum, wgprim.mean, wgprim.var, wgprim.std and wgprim.reduce(x, 'sum'), "
+    "with axis= and keepdims=: correctly rounded, docs/exact.md), and float64 min, max, argmin, argmax, "
+    "scans by min and max, "
+    "sorts and searches work on the GPU; other float64 arithmetic (prod, cumsum, cumulative_sum, "
+    "ReducePlan, segment sums, custom operators) is not built yet: use x.astype(np.float32) (within "
+    "wgprim.ops.reduce.sum_error_bound, wgprim.ops.scan.cumsum_error_bound) or numpy"
 )
 
 
