@@ -15,10 +15,10 @@ from wgprim.program import Program
 from support import check_binding_sizes, informative
 
 LIMIT = 4096  # bytes a binding: 1024 elements of 4 bytes, 512 of 8
-# Blocks of outer slices (50, 37), pieces of every column (2000, 3), one position and a
-# block of columns (3, 2000), unaligned pieces (7, 300, 5), long rows (2, 1500), and
-# shapes whose every axis takes another of these.
-SHAPES = [(50, 37), (2000, 3), (3, 2000), (7, 300, 5), (2, 1500), (3, 1, 2500), (5, 9, 41), (4099,)]
+# Aligned blocks of outer slices (50, 37), unaligned blocks (9, 201), pieces of every
+# column (2000, 3), one position and a block of columns (3, 2000), unaligned pieces
+# (7, 300, 5), long rows (2, 1500), and shapes whose every axis takes another of these.
+SHAPES = [(50, 37), (9, 201), (2000, 3), (3, 2000), (7, 300, 5), (2, 1500), (3, 1, 2500), (5, 9, 41), (4099,)]
 OPS32 = ["sum", "prod", "min", "max", "argmin", "argmax", "bitwise_and", "bitwise_or", "bitwise_xor"]
 
 
@@ -140,6 +140,9 @@ def test_windows_take_every_path(rng, small_bindings):
     wgprim.sum(rng.integers(0, 9, (50, 37)).astype(np.int32), axis=1)  # blocks of 24 rows (aligned)
     assert small_bindings.count("reduce rows") + small_bindings.count("reduce columns") >= 2
     assert "pack window" not in small_bindings
+    small_bindings.clear()
+    wgprim.sum(rng.integers(0, 9, (9, 201)).astype(np.int32), axis=1)  # blocks of 5 rows of 804 bytes
+    assert "pack window" in small_bindings and "fold pieces" not in small_bindings
 
 
 def accumulate(x, op, axis, exclusive=False):

@@ -3,25 +3,27 @@
 The kernels of ops/axis.py see one (outer, length, inner) view in one binding. Past the
 device's binding limit (device.max_binding_bytes) the view is cut into windows of one
 binding each:
-- blocks of whole outer slices, where a few slices fit: each block is a smaller
-  (outer, length, inner) view, reduced or scanned as it is. The block holds a multiple of
-  the slices that keep every block's start at an offset a binding may take (the device's
-  storage offset alignment) in the input and the result alike.
+- blocks of whole outer slices, where one slice fits: each block is a smaller
+  (outer, length, inner) view, reduced or scanned as it is. Where one fits, the block holds
+  a multiple of the slices that keep every block's start at an offset a binding may take
+  (the device's storage offset alignment) in the input and the result alike.
 - pieces of one outer slice otherwise: `rows` positions of the axis with all `inner`
   columns, or, where one position alone is too big, one position and a block of columns
   (either way one contiguous run of elements). Reductions fold each piece's result into a
   running one (kernels/reduce_windows.wgsl; argmin/argmax keep the winner's value and its
   index along the whole axis, the earlier piece keeping a tie:
   kernels/argreduce_windows.wgsl). Scans start each piece from the carry of the pieces
-  before it (kernels/scan_windows.wgsl). A piece that does not start at an aligned offset
-  is copied into a packed temporary first and its result copied back
-  (kernels/window_copy.wgsl); the temporaries are reused by every piece.
+  before it (kernels/scan_windows.wgsl). A block or piece that does not start at an aligned
+  offset is copied into a packed temporary first and its result copied back
+  (kernels/window_copy.wgsl); each temporary is made once, on first need, and reused by
+  every window (the dispatches run in order).
 Everything is recorded into the caller's one Program: one submit per call.
 """
 from __future__ import annotations
 
 import dataclasses
 import math
+from functools import partial
 
 import numpy as np
 
@@ -39,6 +41,19 @@ class Bound:
 
     buffer: object
     size: int
+
+
+class Scratch:
+    """The temporaries of one recording, made on first need and reused by every window."""
+
+    def __init__(self, p: Program):
+        self.p, self.made = p, {}
+
+    def __call__(self, name: str, nbytes: int):
+        found = self.made.get(name)
+        if found is None:
+            found = self.made[name] = self.p.temp(nbytes)
+        return found
 
 
 def fits(device, *arrays) -> bool:
@@ -65,14 +80,15 @@ def view(buffer, start: int, nbytes: int) -> dict:
 
 def block_slices(device, outer: int, slice_bytes: list[int]) -> int:
     """Outer slices per block: as many as one window holds in every array (bytes of one
-    slice in each: `slice_bytes`), a multiple of the count that keeps every block's start
-    aligned in each; 0 where no such block fits (the pieces path)."""
+    slice in each: `slice_bytes`), rounded down to a multiple of the count that keeps every
+    block's start aligned in each where one fits (else blocks are packed); 0 where not
+    even one slice fits (the pieces path)."""
     align = device.storage_offset_alignment
     most = min(window_bytes(device) // s for s in slice_bytes)
     if most >= outer:  # one block at offset 0
         return outer
     step = math.lcm(*(align // math.gcd(s, align) for s in slice_bytes))
-    return most // step * step
+    return most // step * step or most
 
 
 def piece_shape(device, length: int, inner: int, itemsize: int) -> tuple[int, int]:
@@ -95,17 +111,35 @@ def _groups(n: int) -> int:
 
 def read_window(p: Program, buffer, dt: np.dtype, start: int, count: int, packed) -> Bound:
     """Elements [start, start + count) of `buffer` (of dtype dt) as a binding: a view where
-    the start is aligned, else packed into the temporary `packed`."""
+    the start is aligned, else packed into the temporary `packed()`."""
     size = dt.itemsize
     align = p.device.storage_offset_alignment
     if start * size % align == 0:
         return Bound(view(buffer, start * size, count * size), count)
     base = start * size // align * align
     first = (start * size - base) // size
+    into = packed()
     p.dispatch("pack window", _copy_pipe(p.device, dt, "pack"),
                {0: p.params(count, first, _groups(count)), 1: view(buffer, base, (first + count) * size),
-                2: view(packed, 0, count * size)}, _groups(count))
-    return Bound(view(packed, 0, count * size), count)
+                2: view(into, 0, count * size)}, _groups(count))
+    return Bound(view(into, 0, count * size), count)
+
+
+class Target:
+    """Where a window's result goes: elements [start, start + count) of `buffer`, bound
+    directly where the start is aligned, else the temporary `packed()`, copied into place by
+    finish() once the result is written."""
+
+    def __init__(self, p: Program, buffer, dt: np.dtype, start: int, count: int, packed):
+        self.buffer, self.dt, self.start, self.count = buffer, dt, start, count
+        self.direct = start * dt.itemsize % p.device.storage_offset_alignment == 0
+        self.packed = None if self.direct else packed()
+        self.bound = Bound(view(buffer, start * dt.itemsize, count * dt.itemsize) if self.direct
+                           else view(self.packed, 0, count * dt.itemsize), count)
+
+    def finish(self, p: Program) -> None:
+        if not self.direct:
+            write_window(p, self.buffer, self.dt, self.start, self.count, self.packed)
 
 
 def write_window(p: Program, buffer, dt: np.dtype, start: int, count: int, packed) -> None:
@@ -129,16 +163,20 @@ def record_reduce(p: Program, reducer, src, out, outer: int, length: int, inner:
     size, rsize = src.itemsize, out.itemsize
     block = block_slices(p.device, outer, [length * inner * size, inner * rsize])
     if block:
+        scratch = Scratch(p)
+        packed = partial(scratch, "src", block * length * inner * size)
+        packed_out = partial(scratch, "out", block * inner * rsize)
         for o in range(0, outer, block):
             n = min(block, outer - o)
-            reducer.record_view(p, Bound(view(src.buffer, o * length * inner * size, n * length * inner * size),
-                                         n * length * inner),
-                                Bound(view(out.buffer, o * inner * rsize, n * inner * rsize), n * inner),
-                                n, length, inner)
+            window = read_window(p, src.buffer, src.dtype, o * length * inner, n * length * inner, packed)
+            target = Target(p, out.buffer, out.dtype, o * inner, n * inner, packed_out)
+            reducer.record_view(p, window, target.bound, n, length, inner)
+            target.finish(p)
         return
     rows, cols = piece_shape(p.device, length, inner, max(size, rsize))
     arg = reducer.name in operators.ARG_OPS
-    packed = p.temp(rows * cols * size)
+    scratch = Scratch(p)
+    packed = partial(scratch, "src", rows * cols * size)
     part, acc = p.temp(cols * rsize), p.temp(cols * rsize)
     acc_value = p.temp(cols * size) if arg else None
     for o in range(outer):
@@ -185,27 +223,31 @@ def record_scan(p: Program, scanner, src, dst, outer: int, length: int, inner: i
     positions = length + int(initial)
     block = block_slices(p.device, outer, [length * inner * size, positions * inner * size])
     if block:
+        scratch = Scratch(p)
+        packed = partial(scratch, "src", block * length * inner * size)
+        packed_dst = partial(scratch, "dst", block * positions * inner * size)
         scanned = p.temp(block * length * inner * size) if initial else None
         for o in range(0, outer, block):
             n = min(block, outer - o)
-            part = Bound(view(src.buffer, o * length * inner * size, n * length * inner * size), n * length * inner)
-            into = Bound(view(dst.buffer, o * positions * inner * size, n * positions * inner * size),
-                         n * positions * inner)
-            if not initial:
-                scanner.record_view(p, part, into, n, length, inner, exclusive)
-                continue
-            temp = Bound(view(scanned, 0, n * length * inner * size), n * length * inner)
-            scanner.record_view(p, part, temp, n, length, inner, exclusive)
-            scanner.record_initial(p, temp, into, n, length, inner)
+            window = read_window(p, src.buffer, src.dtype, o * length * inner, n * length * inner, packed)
+            target = Target(p, dst.buffer, dst.dtype, o * positions * inner, n * positions * inner, packed_dst)
+            if initial:
+                temp = Bound(view(scanned, 0, n * length * inner * size), n * length * inner)
+                scanner.record_view(p, window, temp, n, length, inner, exclusive)
+                scanner.record_initial(p, temp, target.bound, n, length, inner)
+            else:
+                scanner.record_view(p, window, target.bound, n, length, inner, exclusive)
+            target.finish(p)
         return
     _scan_pieces(p, scanner, src, dst, outer, length, inner, exclusive, initial)
 
 
 def _scan_pieces(p: Program, scanner, src, dst, outer, length, inner, exclusive, initial) -> None:
     dt, size = src.dtype, src.itemsize
-    align = p.device.storage_offset_alignment
     rows, cols = piece_shape(p.device, length, inner, size)
-    packed_src, packed_dst = p.temp(rows * cols * size), p.temp(rows * cols * size)
+    scratch = Scratch(p)
+    packed_src = partial(scratch, "src", rows * cols * size)
+    packed_dst = partial(scratch, "dst", rows * cols * size)
     carries = (p.temp(cols * size), p.temp(cols * size))
     positions = length + int(initial)
     for o in range(outer):
@@ -218,15 +260,12 @@ def _scan_pieces(p: Program, scanner, src, dst, outer, length, inner, exclusive,
                 count = nl * nc
                 window = read_window(p, src.buffer, dt, (o * length + l) * inner + c, count, packed_src)
                 start = (o * positions + l + int(initial)) * inner + c
-                direct = start * size % align == 0
-                target = Bound(view(dst.buffer, start * size, count * size) if direct
-                               else view(packed_dst, 0, count * size), count)
-                scanner.record_view(p, window, target, 1, nl, nc, exclusive)
+                target = Target(p, dst.buffer, dt, start, count, packed_dst)
+                scanner.record_view(p, window, target.bound, 1, nl, nc, exclusive)
                 if k > 0 or l + nl < length:
-                    _carry(p, scanner, window, target, carries[(k + 1) % 2], carries[k % 2], count, nc,
+                    _carry(p, scanner, window, target.bound, carries[(k + 1) % 2], carries[k % 2], count, nc,
                            exclusive, k == 0, size)
-                if not direct:
-                    write_window(p, dst.buffer, dt, start, count, packed_dst)
+                target.finish(p)
 
 
 def _scan_windows_pipe(p: Program, scanner, entry: str):
