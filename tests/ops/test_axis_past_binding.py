@@ -240,3 +240,12 @@ def test_cumulative_sum_past_one_binding(shape, dtype, rng, small_bindings):
     if x.ndim == 1:
         got = wgprim.cumulative_sum(x, include_initial=True, dtype=x.dtype).numpy()
         np.testing.assert_array_equal(got, np.cumulative_sum(x, include_initial=True, dtype=x.dtype))
+
+
+def test_calls_that_still_need_one_binding_say_so(rng):
+    x = rng.integers(0, 9, (40, 1000)).astype(np.int32)  # 160,000 bytes
+    with binding_limit(64 * 1024):
+        with pytest.raises(ValueError, match="top-k along an axis other than the last need the array in one"):
+            wgprim.topk(x, 3, axis=0)
+        with pytest.raises(ValueError, match="call it on slices of the array"):
+            wgprim.sort(x, axis=-1)

@@ -17,7 +17,9 @@ Results follow numpy's shapes (keepdims included) and wgprim's dtype rules (thos
 flat reductions: sums keep the input dtype and wrap modulo 2^32, or 2^64 for 64-bit
 integers; argmin/argmax give u32; min/max return an input's own bits).
 The front doors (the axis= forms of reduce and scan, segment_reduce and segment_scan) are
-in api/reduce.py, api/scan.py and api/segmented.py.
+in api/reduce.py, api/scan.py and api/segmented.py. Views larger than one storage binding
+are cut into windows of one binding each by ops/axis_windows.py, which records these
+building blocks once per window.
 """
 from __future__ import annotations
 
@@ -75,10 +77,12 @@ def result_shape(shape: tuple, axis: int, keepdims: bool) -> tuple:
     return shape[:axis] + shape[axis + 1:]
 
 
-def _check_binding(arr: Array) -> None:
+def _check_binding(arr: Array, what: str = "sorts, partitions and segmented calls") -> None:
+    """Refuse an array larger than one storage binding, for the calls that need it in one
+    (reductions and scans along an axis do not: ops/axis_windows.py)."""
     if arr.nbytes > arr.device.max_binding_bytes:
-        raise ValueError(f"reductions along an axis need the array in one storage binding "
-                         f"({arr.nbytes} bytes > {arr.device.max_binding_bytes}); reduce slices of it")
+        raise ValueError(f"{what} need the array in one storage binding ({arr.nbytes} bytes > "
+                         f"{arr.device.max_binding_bytes}); call it on slices of the array of at most that size")
 
 
 def axis_pieces(work_items: int, length: int) -> int:
@@ -286,7 +290,7 @@ def move_axis(arr: Array, axis: int, back: bool = False, shape: tuple | None = N
     out = empty(shape if back else moved, arr.dtype, arr.device)
     if arr.size == 0:
         return out
-    _check_binding(arr)
+    _check_binding(arr, "sort, partition and top-k along an axis other than the last")
     p = Program(arr.device, label="move axis")
     groups = -(-arr.size // WG)
     pipe = get_pipeline(arr.device, "move_axis", "", "move_axis_back" if back else "move_axis_last",
