@@ -136,6 +136,10 @@ def test_windows_take_every_path(rng, small_bindings):
     wgprim.cumulative_sum(x, axis=1, include_initial=True)
     for label in ("pack window", "unpack window", "fold pieces", "carry pieces", "initial rows"):
         assert label in small_bindings, label
+    for _ in range(2):  # a repeated call (its kept recording) with new data of the same shape
+        y = rng.integers(-9, 9, (7, 300, 5)).astype(np.int32)
+        np.testing.assert_array_equal(wgprim.argmax(y, axis=1).numpy(), np.argmax(y, axis=1))
+        np.testing.assert_array_equal(wgprim.cumsum(y, axis=1).numpy(), np.cumsum(y, axis=1, dtype=np.int32))
     small_bindings.clear()
     wgprim.sum(rng.integers(0, 9, (50, 37)).astype(np.int32), axis=1)  # blocks of 24 rows (aligned)
     assert small_bindings.count("reduce rows") + small_bindings.count("reduce columns") >= 2
@@ -182,6 +186,12 @@ def test_scans_along_every_axis_past_one_binding(shape, dtype, rng, small_bindin
             check_scan(x, op, ax, wgprim.scan(x, op, exclusive=exclusive, axis=ax).numpy(), exclusive)
             if op == "sum":
                 check_scan(x, op, ax, wgprim.cumsum(x, axis=ax).numpy())
+    if dtype == np.float32:  # NaN propagates along the axis from where it is, across pieces
+        x = rng.integers(-3, 3, shape).astype(dtype)
+        x.reshape(-1)[rng.integers(0, x.size, 1 + x.size // 500)] = np.nan
+        for ax in range(len(shape)):
+            for op in ("max", "min"):
+                np.testing.assert_array_equal(wgprim.scan(x, op, axis=ax).numpy(), accumulate(x, op, ax))
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.float64])

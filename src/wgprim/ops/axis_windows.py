@@ -216,7 +216,7 @@ def record_scan(p: Program, scanner, src, dst, outer: int, length: int, inner: i
         if not initial:
             scanner.record_view(p, src, dst, outer, length, inner, exclusive)
             return
-        scanned = Bound(p.temp(src.size * size), src.size)
+        scanned = Bound(view(p.temp(src.size * size), 0, src.size * size), src.size)
         scanner.record_view(p, src, scanned, outer, length, inner, exclusive)
         scanner.record_initial(p, scanned, dst, outer, length, inner)
         return
