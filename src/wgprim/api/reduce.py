@@ -13,8 +13,8 @@ from wgprim.array import Array, asarray, check_dtype, empty
 from wgprim.device import get_device
 from wgprim.ops import numpy_options, operators
 from wgprim.ops.atomic_minmax import atomic_reduce
-from wgprim.ops.axis_windows import record_reduce
 from wgprim.ops.axis import axis_reducer, normalize_axis, result_shape, split_shape
+from wgprim.ops.axis_windows import record_reduce
 from wgprim.ops.common import as_input, check_count, check_flag, check_out
 from wgprim.ops.reduce import reduce_recorder
 from wgprim.plans import HoldsGPU, Plan
