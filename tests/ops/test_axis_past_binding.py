@@ -9,6 +9,7 @@ import pytest
 
 import wgprim
 from wgprim.device import binding_limit
+from wgprim.ops import axis as axis_ops
 from wgprim.ops.order_key import host_min_max
 from wgprim.program import Program
 
@@ -252,10 +253,24 @@ def test_cumulative_sum_past_one_binding(shape, dtype, rng, small_bindings):
         np.testing.assert_array_equal(got, np.cumulative_sum(x, include_initial=True, dtype=x.dtype))
 
 
+@pytest.mark.parametrize("dtype", [np.int32, np.uint64])
+@pytest.mark.parametrize("shape", [(50, 37), (2000, 3), (3, 2000), (7, 300, 5), (5, 9, 41), (40, 60)], ids=str)
+def test_move_axis_past_one_binding(shape, dtype, rng, small_bindings):
+    """The move of an axis to the end and back (sort, partition and top-k along a middle
+    axis): blocks of slices, tiles of one slice, 4- and 8-byte elements."""
+    x = rng.integers(0, 2**31, shape).astype(dtype)
+    arr = wgprim.asarray(x)
+    for ax in range(len(shape)):
+        moved = axis_ops.move_axis(arr, ax)
+        np.testing.assert_array_equal(moved.numpy(), np.moveaxis(x, ax, -1))
+        np.testing.assert_array_equal(axis_ops.move_axis(moved, ax, back=True, shape=shape).numpy(), x)
+    assert small_bindings.count("move axis") > len(shape)  # more than one window each
+
+
 def test_calls_that_still_need_one_binding_say_so(rng):
     x = rng.integers(0, 9, (40, 1000)).astype(np.int32)  # 160,000 bytes
     with binding_limit(64 * 1024):
-        with pytest.raises(ValueError, match="top-k along an axis other than the last need the array in one"):
-            wgprim.topk(x, 3, axis=0)
-        with pytest.raises(ValueError, match="call it on slices of the array"):
-            wgprim.sort(x, axis=-1)
+        for call in (lambda: wgprim.sort(x, axis=0), lambda: wgprim.partition(x, 3, axis=-1),
+                     lambda: wgprim.segment_reduce(x.ravel(), [0, x.size])):
+            with pytest.raises(ValueError, match="need the array in one storage binding .* call it on slices"):
+                call()

@@ -31,6 +31,7 @@ import numpy as np
 from wgprim.array import Array, empty
 from wgprim.caches import lookup
 from wgprim.ops import loop_budget, operators
+from wgprim.ops.axis_moves import record_move
 from wgprim.pipelines import get_pipeline
 from wgprim.program import Program
 from wgprim.tuning import policy
@@ -282,19 +283,23 @@ def _upload_temp(p: Program, values: np.ndarray):
 
 def move_axis(arr: Array, axis: int, back: bool = False, shape: tuple | None = None) -> Array:
     """`arr` (4- or 8-byte elements) with `axis` moved to the end, on the GPU
-    (kernels/move_axis.wgsl). back=True: the inverse, `arr` being the moved array and
-    `shape` the original one. Sorts and top-k along a middle axis work on rows."""
+    (kernels/move_axis.wgsl; in windows past one binding: ops/axis_moves.py). back=True:
+    the inverse, `arr` being the moved array and `shape` the original one. Sorts and top-k
+    along a middle axis work on rows."""
     shape = arr.shape if shape is None else tuple(shape)
     outer, length, inner = split_shape(shape, axis)
     moved = shape[:axis] + shape[axis + 1:] + (length,)
     out = empty(shape if back else moved, arr.dtype, arr.device)
     if arr.size == 0:
         return out
-    _check_binding(arr, "sort, partition and top-k along an axis other than the last")
     p = Program(arr.device, label="move axis")
-    groups = -(-arr.size // WG)
-    pipe = get_pipeline(arr.device, "move_axis", "", "move_axis_back" if back else "move_axis_last",
-                        {"WG": WG, "WORDS": arr.itemsize // 4})
-    p.dispatch("move axis", pipe, {0: p.params(outer, length, inner, arr.size), 1: arr.buffer, 2: out.buffer}, groups)
+    if builtins.max(arr.buffer.size, out.buffer.size) > arr.device.max_binding_bytes:
+        record_move(p, arr, out, outer, length, inner, back)  # in windows of one binding
+    else:
+        groups = -(-arr.size // WG)
+        pipe = get_pipeline(arr.device, "move_axis", "", "move_axis_back" if back else "move_axis_last",
+                            {"WG": WG, "WORDS": arr.itemsize // 4})
+        p.dispatch("move axis", pipe, {0: p.params(outer, length, inner, arr.size), 1: arr.buffer, 2: out.buffer},
+                   groups)
     p.run()
     return out
