@@ -63,7 +63,7 @@ def check_reduce(x, op, axis, got, keepdims=False):
     elif x.dtype.kind == "f" and op == "prod":
         np.testing.assert_allclose(got, ref, rtol=x.shape[axis] * 2e-7)
     elif op in ("min", "max"):  # the input's own bits
-        bits = {4: np.uint32, 8: np.uint64}[x.itemsize]
+        bits = {2: np.uint16, 4: np.uint32, 8: np.uint64}[x.itemsize]
         np.testing.assert_array_equal(got.view(bits), ref.astype(x.dtype).view(bits), err_msg=f"{op} {axis}")
     else:
         np.testing.assert_array_equal(got, ref, err_msg=f"{op} {axis}")
@@ -173,7 +173,7 @@ def check_scan(x, op, axis, got, exclusive=False):
         bound = 64 * np.finfo(np.float32).eps * np.cumsum(np.abs(x.astype(np.float64)), axis=axis) * x.shape[axis]
         assert np.all(np.abs(got - exact) <= bound + 1e-30), (op, axis)
     else:
-        bits = {4: np.uint32, 8: np.uint64}[x.itemsize]
+        bits = {2: np.uint16, 4: np.uint32, 8: np.uint64}[x.itemsize]
         np.testing.assert_array_equal(got.view(bits), ref.view(bits), err_msg=f"{op} {axis} {exclusive}")
 
 
@@ -274,3 +274,17 @@ def test_calls_that_still_need_one_binding_say_so(rng):
                      lambda: wgprim.segment_reduce(x.ravel(), [0, x.size])):
             with pytest.raises(ValueError, match="need the array in one storage binding .* call it on slices"):
                 call()
+
+
+@pytest.mark.parametrize("shape", [(50, 37), (9, 201), (2000, 3), (3, 2000), (7, 300, 5), (4099,)], ids=str)
+def test_float16_past_one_binding(shape, rng, device, small_bindings):
+    """2-byte elements: windows and packed pieces at odd element offsets."""
+    if not device.has_f16:
+        pytest.skip("no shader-f16 on this adapter")
+    x = rng.standard_normal(shape).astype(np.float16)
+    x.reshape(-1)[rng.integers(0, x.size, 3)] = np.nan
+    for ax in range(-len(shape), len(shape)):
+        for op in ("min", "max", "argmin", "argmax"):
+            check_reduce(x, op, ax, wgprim.reduce(x, op, axis=ax).numpy())
+        for op in ("min", "max"):
+            np.testing.assert_array_equal(wgprim.scan(x, op, axis=ax).numpy(), accumulate(x, op, ax))
