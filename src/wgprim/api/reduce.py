@@ -13,7 +13,8 @@ from wgprim.array import Array, asarray, check_dtype, empty
 from wgprim.device import get_device
 from wgprim.ops import numpy_options, operators
 from wgprim.ops.atomic_minmax import atomic_reduce
-from wgprim.ops.axis import _check_binding, axis_reducer, normalize_axis, result_shape, split_shape
+from wgprim.ops.axis import axis_reducer, normalize_axis, result_shape, split_shape
+from wgprim.ops.axis_windows import record_reduce
 from wgprim.ops.common import as_input, check_count, check_flag, check_out
 from wgprim.ops.exact_sum import exact_sum
 from wgprim.ops.reduce import reduce_recorder
@@ -173,11 +174,10 @@ def reduce_axis(arr: Array, op, axis, keepdims: bool) -> Array:
         return empty(out_shape, rdt, arr.device)
     if length == 0:
         return _empty_reduction(op, dt, name, out_shape)
-    _check_binding(arr)
     out = empty(out_shape, rdt, arr.device)
     reducer = axis_reducer(arr.device, dt, op)
     run_recorded(arr.device, (reducer, outer, length, inner), (arr, out),
-                 lambda p, a, o: reducer.record_view(p, a, o, outer, length, inner), f"reduce {name} along axis {axis}")
+                 lambda p, a, o: record_reduce(p, reducer, a, o, outer, length, inner), f"reduce {name} along axis {axis}")
     return out
 
 

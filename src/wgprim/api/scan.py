@@ -12,7 +12,8 @@ import numpy as np
 from wgprim.array import Array, asarray, check_dtype, empty
 from wgprim.device import get_device
 from wgprim.ops import numpy_options, operators
-from wgprim.ops.axis import _check_binding, axis_scanner, normalize_axis, split_shape
+from wgprim.ops.axis import axis_scanner, normalize_axis, split_shape
+from wgprim.ops.axis_windows import record_scan
 from wgprim.ops.chained_scan import choose_method
 from wgprim.ops.common import as_input, check_count, check_flag, check_out
 from wgprim.ops.scan import scan_recorder
@@ -97,10 +98,9 @@ def scan_axis(arr: Array, op, axis, exclusive: bool) -> Array:
     out = empty(shape, arr.dtype, arr.device)  # a 0-d input gives (1,), as numpy's cumsum
     if arr.size == 0:
         return out
-    _check_binding(arr)
     exclusive = bool(exclusive)
     run_recorded(arr.device, (scanner, outer, length, inner, exclusive), (arr, out),
-                 lambda p, a, o: scanner.record_view(p, a, o, outer, length, inner, exclusive),
+                 lambda p, a, o: record_scan(p, scanner, a, o, outer, length, inner, exclusive),
                  f"scan along axis {axis}")
     return out
 
@@ -156,27 +156,25 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial: bool = False
         return asarray(np.zeros(out_shape, rdt))
     widen = rdt.itemsize > arr.itemsize
     flat = outer == 1 and inner == 1
-    if include_initial or not flat:
-        nbytes = (arr.size + outer * inner) * rdt.itemsize
-        if nbytes > arr.device.max_binding_bytes:
-            raise ValueError(f"cumulative_sum along an axis (or with include_initial=True) needs the result in one "
-                             f"storage binding ({nbytes} bytes > {arr.device.max_binding_bytes}); "
-                             "scan slices of it, or the flattened input without include_initial")
     out = empty(out_shape, rdt, arr.device)
     scanner = axis_scanner(arr.device, rdt, "sum")
-    flat_scan = scan_recorder(arr.device, rdt, "sum", arr.size) if flat else None
+    # The flat scan, unless include_initial's result is larger than one binding (its shift
+    # into the result is the windowed one of ops/axis_windows.py).
+    fits = out.buffer.size <= arr.device.max_binding_bytes
+    flat_scan = scan_recorder(arr.device, rdt, "sum", arr.size) if flat and (fits or not include_initial) else None
 
     def record(p: Program, a: Array, o: Array) -> None:
         src = a.alias(shape, rdt)
         if widen:
             src = Array(p.temp(a.size * rdt.itemsize), rdt, shape, a.device)
             record_widen(p, a.ravel(), src.ravel())
-        scanned = Array(p.temp(a.size * rdt.itemsize), rdt, shape, a.device) if include_initial else o
-        if flat:
-            flat_scan.record(p, src.ravel(), scanned.ravel(), False)
+        if flat_scan is None:  # along the axis, in windows of one binding where larger (ops/axis_windows.py)
+            record_scan(p, scanner, src, o, outer, length, inner, False, initial=include_initial)
+        elif not include_initial:
+            flat_scan.record(p, src.ravel(), o.ravel(), False)
         else:
-            scanner.record_view(p, src, scanned, outer, length, inner, False)
-        if include_initial:
+            scanned = Array(p.temp(a.size * rdt.itemsize), rdt, shape, a.device)
+            flat_scan.record(p, src.ravel(), scanned.ravel(), False)
             scanner.record_initial(p, scanned, o, outer, length, inner)
 
     run_recorded(arr.device, ("cumulative_sum", scanner, flat_scan, shape, ax, rdt, include_initial),

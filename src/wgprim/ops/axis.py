@@ -17,7 +17,9 @@ Results follow numpy's shapes (keepdims included) and wgprim's dtype rules (thos
 flat reductions: sums keep the input dtype and wrap modulo 2^32, or 2^64 for 64-bit
 integers; argmin/argmax give u32; min/max return an input's own bits).
 The front doors (the axis= forms of reduce and scan, segment_reduce and segment_scan) are
-in api/reduce.py, api/scan.py and api/segmented.py.
+in api/reduce.py, api/scan.py and api/segmented.py. Views larger than one storage binding
+are cut into windows of one binding each by ops/axis_windows.py, which records these
+building blocks once per window.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ import numpy as np
 from wgprim.array import Array, empty
 from wgprim.caches import lookup
 from wgprim.ops import loop_budget, operators
+from wgprim.ops.axis_moves import record_move
 from wgprim.pipelines import get_pipeline
 from wgprim.program import Program
 from wgprim.tuning import policy
@@ -75,10 +78,12 @@ def result_shape(shape: tuple, axis: int, keepdims: bool) -> tuple:
     return shape[:axis] + shape[axis + 1:]
 
 
-def _check_binding(arr: Array) -> None:
+def _check_binding(arr: Array, what: str = "sorts, partitions and segmented calls") -> None:
+    """Refuse an array larger than one storage binding, for the calls that need it in one
+    (reductions and scans along an axis do not: ops/axis_windows.py)."""
     if arr.nbytes > arr.device.max_binding_bytes:
-        raise ValueError(f"reductions along an axis need the array in one storage binding "
-                         f"({arr.nbytes} bytes > {arr.device.max_binding_bytes}); reduce slices of it")
+        raise ValueError(f"{what} need the array in one storage binding ({arr.nbytes} bytes > "
+                         f"{arr.device.max_binding_bytes}); call it on slices of the array of at most that size")
 
 
 def axis_pieces(work_items: int, length: int) -> int:
@@ -278,19 +283,23 @@ def _upload_temp(p: Program, values: np.ndarray):
 
 def move_axis(arr: Array, axis: int, back: bool = False, shape: tuple | None = None) -> Array:
     """`arr` (4- or 8-byte elements) with `axis` moved to the end, on the GPU
-    (kernels/move_axis.wgsl). back=True: the inverse, `arr` being the moved array and
-    `shape` the original one. Sorts and top-k along a middle axis work on rows."""
+    (kernels/move_axis.wgsl; in windows past one binding: ops/axis_moves.py). back=True:
+    the inverse, `arr` being the moved array and `shape` the original one. Sorts and top-k
+    along a middle axis work on rows."""
     shape = arr.shape if shape is None else tuple(shape)
     outer, length, inner = split_shape(shape, axis)
     moved = shape[:axis] + shape[axis + 1:] + (length,)
     out = empty(shape if back else moved, arr.dtype, arr.device)
     if arr.size == 0:
         return out
-    _check_binding(arr)
     p = Program(arr.device, label="move axis")
-    groups = -(-arr.size // WG)
-    pipe = get_pipeline(arr.device, "move_axis", "", "move_axis_back" if back else "move_axis_last",
-                        {"WG": WG, "WORDS": arr.itemsize // 4})
-    p.dispatch("move axis", pipe, {0: p.params(outer, length, inner, arr.size), 1: arr.buffer, 2: out.buffer}, groups)
+    if builtins.max(arr.buffer.size, out.buffer.size) > arr.device.max_binding_bytes:
+        record_move(p, arr, out, outer, length, inner, back)  # in windows of one binding
+    else:
+        groups = -(-arr.size // WG)
+        pipe = get_pipeline(arr.device, "move_axis", "", "move_axis_back" if back else "move_axis_last",
+                            {"WG": WG, "WORDS": arr.itemsize // 4})
+        p.dispatch("move axis", pipe, {0: p.params(outer, length, inner, arr.size), 1: arr.buffer, 2: out.buffer},
+                   groups)
     p.run()
     return out
