@@ -18,7 +18,7 @@ __all__ = [
     "unique_values", "unique_counts", "unique_inverse", "unique_all",
     "segment_reduce", "segment_scan", "segment_sort", "topk", "top_k",
     "partition", "argpartition", "kth_smallest", "warmup",
-    "any", "all", "count_nonzero",
+    "any", "all", "count_nonzero", "quantile", "percentile", "median", "nanmedian",
 ]
 
 import threading as _threading
@@ -49,6 +49,7 @@ def _import_all() -> None:
         from wgprim.api.partition import argpartition, kth_smallest, partition
         from wgprim.warmup import warmup
         from wgprim.api.logic import all, any, count_nonzero
+        from wgprim.api.quantile import median, nanmedian, percentile, quantile
     finally:
         _loading_thread = None
     globals().update({name: value for name, value in locals().items() if name in __all__})

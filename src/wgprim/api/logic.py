@@ -23,10 +23,9 @@ from __future__ import annotations
 import numpy as np
 
 from wgprim.api.histogram import histogram
-from wgprim.api.reduce import min as min_of, reduce
 from wgprim.api.search import searchsorted
 from wgprim.api.select import nonzero
-from wgprim.api.slices import deliver, normalize_axes, result_shape, rows
+from wgprim.api.slices import deliver, normalize_axes, result_shape, row_reduce, rows
 from wgprim.array import Array
 from wgprim.ops import numpy_options
 from wgprim.ops.common import as_input, check_flag
@@ -35,16 +34,6 @@ BOOL, F16 = np.dtype(np.bool_), np.dtype(np.float16)
 UNSIGNED = {4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
 SIGNED = {4: np.dtype(np.int32), 8: np.dtype(np.int64)}
 LOGIC_OPTIONS = {"where": (True, "select the elements first with wgprim.compact(x, mask)")}
-
-
-def _per_slice(result: Array, count: int) -> np.ndarray:
-    """A reduction's per-slice values on the host, flat."""
-    return result.numpy().reshape(count)
-
-
-def _reduced(table: Array, op) -> Array:
-    """`op` over each row of the 2-D `table` (one slice per row)."""
-    return reduce(table, op, axis=-1) if table.shape[0] > 1 else reduce(table, op).reshape((1,))
 
 
 def _bits(table: Array, signed: bool = False) -> Array:
@@ -68,12 +57,12 @@ def nonzero_counts(table: Array) -> np.ndarray:
     if table.dtype.kind in "iu":
         bits = table if table.dtype.kind == "u" else _bits(table)
         above = searchsorted(np.zeros(1, bits.dtype), bits, side="left")  # 1 where bits > 0
-        return _per_slice(_reduced(above, "sum"), count).astype(np.int64)
+        return row_reduce(above, "sum").astype(np.int64)
     zero = np.zeros(1, table.dtype)
     above = searchsorted(zero, table, side="left")  # 1 where x > 0 or NaN
     not_below = searchsorted(zero, table, side="right")  # 1 where x >= 0 or NaN
-    above_count = _per_slice(_reduced(above, "sum"), count).astype(np.int64)
-    not_below_count = _per_slice(_reduced(not_below, "sum"), count).astype(np.int64)
+    above_count = row_reduce(above, "sum").astype(np.int64)
+    not_below_count = row_reduce(not_below, "sum").astype(np.int64)
     return above_count + (length - not_below_count)
 
 
@@ -83,7 +72,7 @@ def _any_rows(table: Array) -> np.ndarray:
         return np.zeros(count, bool)
     if table.dtype in (BOOL, F16):
         return nonzero_counts(table) > 0
-    ored = _per_slice(_reduced(_bits(table), "bitwise_or"), count)
+    ored = row_reduce(_bits(table), "bitwise_or")
     if table.dtype.kind == "f":  # the sign bit alone is -0.0
         ored = ored & ~(ored.dtype.type(1) << ored.dtype.type(8 * table.itemsize - 1))
     return ored != 0
@@ -95,10 +84,10 @@ def _all_rows(table: Array) -> np.ndarray:
         return np.ones(count, bool)
     if table.dtype in (BOOL, F16):
         return nonzero_counts(table) == length
-    no_zero = _per_slice(_reduced(_bits(table), "min"), count) != 0
+    no_zero = row_reduce(_bits(table), "min") != 0
     if table.dtype.kind == "f":  # -0.0 is the smallest signed integer
         lowest = np.iinfo(SIGNED[table.itemsize]).min
-        no_zero &= _per_slice(_reduced(_bits(table, signed=True), "min"), count) != lowest
+        no_zero &= row_reduce(_bits(table, signed=True), "min") != lowest
     return no_zero
 
 

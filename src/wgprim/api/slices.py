@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from wgprim import transfer
+from wgprim.api.reduce import reduce
 from wgprim.array import Array, asarray
 from wgprim.ops.axis import move_axis
 from wgprim.ops.common import check_out
@@ -86,7 +87,7 @@ def rows(arr: Array, axes: tuple | None) -> Array:
 def deliver(host: np.ndarray, shape: tuple, device, out: Array | None = None) -> Array:
     """The host's result values as an Array of `shape` on `device`, or written into `out`
     (its shape and dtype must be the result's; wgprim does not cast into it)."""
-    host = np.array(host).reshape(shape)  # a C-ordered copy (ascontiguousarray would make 0-d 1-d)
+    host = np.array(host, order="C").reshape(shape)  # a C-ordered copy (ascontiguousarray makes 0-d 1-d)
     if out is None:
         return asarray(host, device=device)
     check_out(out, shape, host.dtype)
@@ -98,3 +99,12 @@ def deliver(host: np.ndarray, shape: tuple, device, out: Array | None = None) ->
             data = np.concatenate([data, word[data.size % 4:]])
         transfer.write(out.device, out.buffer, 0, data)
     return out
+
+
+def row_reduce(table: Array, op) -> np.ndarray:
+    """`op` (wgprim.reduce's) over each row of the 2-D `table`, on the host, flat."""
+    count = table.shape[0]
+    if count == 0:
+        return np.zeros(0, table.dtype)
+    done = reduce(table, op, axis=-1) if count > 1 else reduce(table, op)
+    return done.numpy().reshape(count)
