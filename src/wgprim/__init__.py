@@ -19,6 +19,7 @@ __all__ = [
     "segment_reduce", "segment_scan", "segment_sort", "topk", "top_k",
     "partition", "argpartition", "kth_smallest", "warmup",
     "any", "all", "count_nonzero", "quantile", "percentile", "median", "nanmedian",
+    "nanmin", "nanmax", "nanargmin", "nanargmax",
 ]
 
 import threading as _threading
@@ -50,6 +51,7 @@ def _import_all() -> None:
         from wgprim.warmup import warmup
         from wgprim.api.logic import all, any, count_nonzero
         from wgprim.api.quantile import median, nanmedian, percentile, quantile
+        from wgprim.api.nanfunctions import nanargmax, nanargmin, nanmax, nanmin
     finally:
         _loading_thread = None
     globals().update({name: value for name, value in locals().items() if name in __all__})

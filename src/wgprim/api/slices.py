@@ -107,4 +107,4 @@ def row_reduce(table: Array, op) -> np.ndarray:
     if count == 0:
         return np.zeros(0, table.dtype)
     done = reduce(table, op, axis=-1) if count > 1 else reduce(table, op)
-    return done.numpy().reshape(count)
+    return np.array(done.numpy().reshape(count))  # writable: callers patch some slices
