@@ -19,7 +19,7 @@ __all__ = [
     "segment_reduce", "segment_scan", "segment_sort", "topk", "top_k",
     "partition", "argpartition", "kth_smallest", "warmup",
     "any", "all", "count_nonzero", "quantile", "percentile", "median", "nanmedian",
-    "nanmin", "nanmax", "nanargmin", "nanargmax",
+    "nanmin", "nanmax", "nanargmin", "nanargmax", "cumulative_prod",
 ]
 
 import threading as _threading
@@ -52,6 +52,7 @@ def _import_all() -> None:
         from wgprim.api.logic import all, any, count_nonzero
         from wgprim.api.quantile import median, nanmedian, percentile, quantile
         from wgprim.api.nanfunctions import nanargmax, nanargmin, nanmax, nanmin
+        from wgprim.api.cumprod import cumulative_prod
     finally:
         _loading_thread = None
     globals().update({name: value for name, value in locals().items() if name in __all__})
