@@ -70,7 +70,9 @@ def test_float32_axes_and_specials(rng):
         want = np.cumulative_prod(specials)
     np.testing.assert_array_equal(wgprim.cumulative_prod(specials).numpy(), want)
     zero = np.array([np.inf, -0.0, 5.0], np.float32)
-    np.testing.assert_array_equal(wgprim.cumulative_prod(zero).numpy(), np.cumulative_prod(zero))
+    with np.errstate(invalid="ignore"):
+        want = np.cumulative_prod(zero)
+    np.testing.assert_array_equal(wgprim.cumulative_prod(zero).numpy(), want)
 
 
 def test_0d_and_errors():
