@@ -239,11 +239,12 @@ def nanmedian(a, axis=None, out: Array | None = None, overwrite_input: bool = Fa
     RuntimeWarning, an empty input NaN with its "Mean of empty slice" warning."""
     check_flag("overwrite_input", overwrite_input)
     keepdims = check_flag("keepdims", keepdims)
-    arr, table, axes = _table(a, axis)
+    arr = as_input(a, KEY_DTYPES)
+    if arr.dtype.kind != "f":  # no NaN: numpy's nanmedian of integers is their median
+        return median(arr, axis, out, keepdims=keepdims)
+    arr, table, axes = _table(arr, axis)
     count, n = table.shape
     shape = result_shape(arr.shape, axes, keepdims)
-    if table.dtype.kind != "f":
-        return median(arr, axis, out, keepdims=keepdims)
     if arr.size == 0:
         if count:
             warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
