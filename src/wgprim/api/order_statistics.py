@@ -53,18 +53,18 @@ def at_ranks(table: Array, ranks, indices: bool = False) -> np.ndarray:
     Returns a (rows, j) numpy array."""
     count, length = table.shape
     ranks = np.asarray(ranks, np.int64)
-    shared = ranks.ndim == 1
     ranks = np.broadcast_to(ranks, (count, ranks.shape[-1]))
     wanted = np.unique(ranks)
     if count == 0 or wanted.size == 0:
         return np.zeros(ranks.shape, U32 if indices else table.dtype)
-    if count == 1 and shared and wanted.size <= SELECTS:
+    if count == 1 and wanted.size <= SELECTS:
         row = table.reshape((length,))
         with batch():  # one submit for every select
             found = [kth_smallest(row, int(k))[1 if indices else 0] for k in wanted]
         column = {int(k): found[i].numpy()[()] for i, k in enumerate(wanted)}
         return np.array([[column[int(k)] for k in ranks[0]]], U32 if indices else table.dtype)
-    parted = (argpartition if indices else partition)(table, wanted.tolist(), axis=-1)
+    split = argpartition if indices else partition
+    parted = split(table.reshape((length,)) if count == 1 else table, wanted.tolist(), axis=-1)  # 1-D: no row copies
     return take(parted.ravel(), np.arange(count, dtype=np.int64)[:, None] * length + ranks)
 
 
