@@ -18,6 +18,8 @@ __all__ = [
     "unique_values", "unique_counts", "unique_inverse", "unique_all",
     "segment_reduce", "segment_scan", "segment_sort", "topk", "top_k",
     "partition", "argpartition", "kth_smallest", "warmup", "memory_stats", "empty_cache",
+    "any", "all", "count_nonzero", "quantile", "percentile", "median", "nanmedian",
+    "nanmin", "nanmax", "nanargmin", "nanargmax", "cumulative_prod",
 ]
 
 import threading as _threading
@@ -49,6 +51,10 @@ def _import_all() -> None:
         from wgprim.api.partition import argpartition, kth_smallest, partition
         from wgprim.warmup import warmup
         from wgprim.api.memory import empty_cache, memory_stats
+        from wgprim.api.logic import all, any, count_nonzero
+        from wgprim.api.quantile import median, nanmedian, percentile, quantile
+        from wgprim.api.nanfunctions import nanargmax, nanargmin, nanmax, nanmin
+        from wgprim.api.cumprod import cumulative_prod
     finally:
         _loading_thread = None
     globals().update({name: value for name, value in locals().items() if name in __all__})
