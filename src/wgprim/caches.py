@@ -30,7 +30,7 @@ def watch_pool(device: Device) -> None:
     params = device.lru("params", PARAMS_CACHE_SIZE)
     params.max_bytes = PARAMS_CACHE_BYTES
     pool.outside["parameter_bytes"] = lambda: params.bytes
-    pool.outside["staging_bytes"] = lambda: sum(b.size for stages in list(_staging(device).values()) for b in stages)
+    pool.outside["staging_bytes"] = lambda: transfer.staging_bytes(device)
     pool.releasers["caches"] = lambda: _release(device)
 
 
@@ -41,17 +41,7 @@ def _release(device: Device) -> None:
         index.clear()
     device.lru("lookup", LOOKUP_SIZE).clear()
     device.lru("params", PARAMS_CACHE_SIZE).clear()  # dropped, not destroyed: a live plan's steps may bind one
-    stages = _staging(device)
-    for key in list(stages):
-        # Under the lock of its copies (transfer.py): none is mapped or being filled now.
-        with transfer._user(device, key[0]):
-            for buffer in stages.pop(key, ()):
-                buffer.destroy()
-
-
-def _staging(device: Device) -> dict:
-    """The staging buffers of large copies (transfer.py's cache): (kind, sizes) -> buffers."""
-    return device.cache("wgprim staging")
+    transfer.drop_stages(device)
 
 
 def lookup(device: Device, key: tuple, make):

@@ -9,7 +9,6 @@ destroys, and all of them by the pool's `free_all_blocks` (a call recorded again
 from __future__ import annotations
 
 import os
-import types
 
 from wgprim.caches import unindex
 from wgprim.device import Device, get_device
@@ -26,42 +25,11 @@ RECORDINGS = 256
 RECORDING_SHARE = 0.25
 
 
-class _WatchedModule(types.ModuleType):
-    """The type given to wgprim.ops' modules: setting any of their attributes counts as a
-    change of settings. Families with a policy (wgprim.tuning) need none of this; it stays
-    for the module constants of the scans, reductions, searches and axis kernels that
-    tests still set (a table size, a partials count)."""
-
-    def __setattr__(self, name, value):
-        global _settings_changes
-        _settings_changes += 1
-        super().__setattr__(name, value)
-
-    def __delattr__(self, name):
-        global _settings_changes
-        _settings_changes += 1
-        super().__delattr__(name)
-
-
-_settings_changes = 0
-_watched_modules = 0  # len(sys.modules) when the ops modules were last made watched
-
-
 def settings() -> tuple:
-    """What a kept recording also depends on: how many times a setting of wgprim.ops'
-    modules has changed (each assignment to a module attribute counts), the policy changes
-    in force (wgprim.tuning.using), and the device
-    choice read from the environment. A test or a measurement that changes a setting gets
-    new recordings."""
-    global _watched_modules
-    import sys
-
-    if _watched_modules != len(sys.modules):
-        for name, module in list(sys.modules.items()):
-            if name.startswith("wgprim.ops.") and type(module) is types.ModuleType:
-                module.__class__ = _WatchedModule
-        _watched_modules = len(sys.modules)
-    return _settings_changes, in_force(), os.environ.get("WGPRIM_NO_SUBGROUPS")
+    """What a kept recording also depends on besides its key: the policy changes in force
+    (wgprim.tuning.using) and the device choice read from the environment. A test or a
+    measurement that changes either gets new recordings."""
+    return in_force(), os.environ.get("WGPRIM_NO_SUBGROUPS")
 
 
 def recorded(device: Device, key: tuple, arrays: tuple, record, label: str = "") -> "Program":

@@ -25,8 +25,9 @@ from wgprim.registry_checks import (close_cumsum, close_prod, close_segment_sum,
                                     same_partition, same_set, same_topk, same_unique_all, scan_max_exclusive,
                                     segment_cumsum_ref, segment_sort_ref, segment_sum_ref, stable_pairs, sum_ref,
                                     topk_ref)
-from wgprim.registry_inputs import (SEGMENT_MEAN, few_distinct, matrix, near_one, odd, one, quarter_distinct, runs,
-                                    search_inputs, segment_ids, segmented, square, two_keys, values, with_mask)
+from wgprim.registry_inputs import (SEGMENT_MEAN, few_distinct, matrix, mostly_zero, near_one, odd, one, quarter_distinct,
+                                    runs, search_inputs, segment_ids, segmented, square, two_keys, values, with_mask,
+                                    with_nans)
 from wgprim.registry_inputs import segment_offsets  # noqa: F401  (registry.segment_offsets: tests)
 
 ALL_DTYPES = ("float32", "int32", "uint32")
@@ -127,8 +128,8 @@ _COMPACT_BYTES = lambda n, s: n * s + n + n * s // 2  # noqa: E731  read x and m
 # -- the entries -----------------------------------------------------------------------------
 ENTRIES: list[Primitive] = [
     # reductions
-    Primitive("sum", ("sum",), ALL_DTYPES + INT64, one, lambda wp, x: wp.sum(x), sum_ref, close_sum,
-              lambda cp, x: cp.sum(x), lambda torch, x: torch.sum(x), notes="int64/uint64 wrap modulo 2^64"),
+    Primitive("sum", ("sum",), ALL_DTYPES + INT64 + ("float64",), one, lambda wp, x: wp.sum(x), sum_ref, close_sum,
+              lambda cp, x: cp.sum(x), lambda torch, x: torch.sum(x), notes="int64/uint64 wrap modulo 2^64; float64 correctly rounded (docs/exact.md)"),
     Primitive("prod", ("prod",), ALL_DTYPES + INT64,
               lambda rng, n, dt: (near_one if np.dtype(dt).kind == "f" else odd)(rng, n, dt),
               lambda wp, x: wp.prod(x), prod_ref, close_prod, bench=False),
@@ -156,6 +157,33 @@ ENTRIES: list[Primitive] = [
               lambda x: sum_ref(x, 1), lambda g, r, x: close_sum(g, r, x, 1),
               lambda cp, x: cp.sum(x, axis=1), lambda torch, x: torch.sum(x, dim=1),
               notes="square matrix, sum of each row"),
+    # statistics (docs/statistics.md)
+    Primitive("median", ("median",), ("float32", "int32") + WIDE, one, lambda wp, x: wp.median(x), np.median, None,
+              lambda cp, x: cp.median(x), lambda torch, x: torch.quantile(x, 0.5) if x.numel() <= 2**24 else None,
+              notes="two order statistics by selection, no sort"),
+    Primitive("quantile", ("quantile",), ("float32", "float64"), one,
+              lambda wp, x: wp.quantile(x, [0.1, 0.5, 0.9]), lambda x: np.quantile(x, [0.1, 0.5, 0.9]), bench=False),
+    Primitive("percentile", ("percentile",), ("float32", "int64"), one,
+              lambda wp, x: wp.percentile(x, 25, method="nearest"), lambda x: np.percentile(x, 25, method="nearest"),
+              bench=False),
+    Primitive("nanmedian", ("nanmedian",), ("float32", "float64"), with_nans,
+              lambda wp, x: wp.nanmedian(x), np.nanmedian, bench=False),
+    Primitive("nanmin", ("nanmin",), ("float32", "float64"), with_nans, lambda wp, x: wp.nanmin(x), np.nanmin,
+              bench=False),
+    Primitive("nanmax", ("nanmax",), ("float32", "float64"), with_nans, lambda wp, x: wp.nanmax(x), np.nanmax,
+              bench=False),
+    Primitive("nanargmin", ("nanargmin",), ("float32", "float64"), with_nans, lambda wp, x: wp.nanargmin(x),
+              np.nanargmin, bench=False),
+    Primitive("nanargmax", ("nanargmax",), ("float32", "float64"), with_nans, lambda wp, x: wp.nanargmax(x),
+              np.nanargmax, bench=False),
+    Primitive("any", ("any",), ("float32", "int32", "uint64"), mostly_zero, lambda wp, x: wp.any(x), np.any,
+              bench=False),
+    Primitive("all", ("all",), ("float32", "int32", "uint64"), one, lambda wp, x: wp.all(x), np.all, bench=False),
+    Primitive("count_nonzero", ("count_nonzero",), ("float32", "int32", "int64"), mostly_zero,
+              lambda wp, x: wp.count_nonzero(x), np.count_nonzero, bench=False),
+    Primitive("cumulative_prod", ("cumulative_prod",), ("int32", "int64"), odd,
+              lambda wp, x: wp.cumulative_prod(x), np.cumulative_prod, bench=False,
+              notes="array API; int32 multiplies in int64 as numpy, wrapping"),
     # scans
     Primitive("cumsum", ("cumsum",), ALL_DTYPES + INT64, one, lambda wp, x: wp.cumsum(x), cumsum_ref, close_cumsum,
               lambda cp, x: cp.cumsum(x), lambda torch, x: torch.cumsum(x, 0), bytes=lambda n, s: 2 * n * s,

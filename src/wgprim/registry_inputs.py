@@ -33,6 +33,20 @@ def odd(rng, n, dtype):
     return (values(rng, n, dtype) | np.array(1, dtype),)
 
 
+def with_nans(rng, n, dtype):
+    # About one element in ten NaN (the nan* functions' case), the rest random.
+    x = values(rng, n, dtype)
+    x[rng.random(n) < 0.1] = np.nan
+    return (x,)
+
+
+def mostly_zero(rng, n, dtype):
+    # About one element in a thousand nonzero: any and count_nonzero have something to find.
+    x = values(rng, n, dtype)
+    x[rng.random(n) >= 0.001] = 0
+    return (x,)
+
+
 def near_one(rng, n, dtype):
     return (rng.uniform(0.9999, 1.0001, n).astype(dtype),)
 

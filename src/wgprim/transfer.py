@@ -81,6 +81,20 @@ def _user(device, kind: str) -> threading.Lock:
         return device.cache("wgprim staging locks").setdefault(kind, threading.Lock())
 
 
+def staging_bytes(device) -> int:
+    """Bytes of the device's staging buffers (memory_stats' staging_bytes)."""
+    return sum(b.size for stages in list(device.cache("wgprim staging").values()) for b in stages)
+
+
+def drop_stages(device) -> None:
+    """Destroy the device's staging buffers (empty_cache); the next large copy makes new ones."""
+    cache = device.cache("wgprim staging")
+    for key in list(cache):
+        with _user(device, key[0]):  # none is mapped or being filled now
+            for buffer in cache.pop(key, ()):
+                buffer.destroy()
+
+
 def _stages(device, kind: str, shape: TransferPolicy):
     """The device's staging buffers for `kind` ("up" or "down"), made on first use."""
     import wgpu

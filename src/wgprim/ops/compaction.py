@@ -63,7 +63,7 @@ def record_compact(program: Program, x: Array | None, mask: Array, outs: list, t
               **lookback_constants(spin_budget, True, fault, stats is not None, spin_seed)}
     preamble = (f"alias T = {WGSL[dt]};\n" + block_scan.scan_preamble(dev, "vec4<u32>", subgroups=subgroups)
                 + lookback_preamble(per_lane))
-    # Tiles written one invocation per 4 elements (select.EMIT's "words"): the subgroup form
+    # Tiles written one invocation per 4 elements (SelectPolicy.emit "words"): the subgroup form
     # went wrong on an H200 past one tile (docs/scan.md, "Single-pass compaction").
     pipe = get_pipeline(dev, ("select", "select_emit_words", window_fragment(subgroups), "chained_lookback",
                               "compact_chained"),
