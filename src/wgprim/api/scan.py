@@ -110,16 +110,17 @@ def scan_entry(x, op, axis, exclusive: bool) -> Array:
     return scan_axis(as_input(x, operators.REDUCIBLE), op, axis, bool(exclusive))
 
 
-# numpy's accumulation dtype when none is given: 32-bit integers sum in 64 bits.
-_DEFAULT_SUM_DTYPE = {operators.I32: operators.I64, operators.U32: operators.U64}
+# numpy's accumulation dtype when none is given: 32-bit integers sum and multiply in 64 bits.
+_DEFAULT_CUMULATIVE_DTYPE = {operators.I32: operators.I64, operators.U32: operators.U64}
 
 
-def _cumulative_dtype(dt: np.dtype, dtype) -> np.dtype:
-    """The result dtype of cumulative_sum of dt with dtype=`dtype`: None gives numpy's
-    default; otherwise dt itself, the integer of dt's width and the other signedness (the
-    same bits), or a 64-bit integer from a 32-bit one (widened first, as numpy casts)."""
+def cumulative_dtype(name: str, dt: np.dtype, dtype) -> np.dtype:
+    """The result dtype of `name` (cumulative_sum, cumulative_prod) of dt with dtype=`dtype`:
+    None gives numpy's default; otherwise dt itself, the integer of dt's width and the other
+    signedness (the same bits), or a 64-bit integer from a 32-bit one (widened first, as
+    numpy casts)."""
     if dtype is None:
-        return _DEFAULT_SUM_DTYPE.get(dt, dt)
+        return _DEFAULT_CUMULATIVE_DTYPE.get(dt, dt)
     allowed = [dt]
     if dt.kind in "iu":
         allowed += [d for d in operators.INTEGER + operators.INTEGER64 if d.itemsize in (dt.itemsize, 8) and d != dt]
@@ -128,7 +129,7 @@ def _cumulative_dtype(dt: np.dtype, dtype) -> np.dtype:
     except TypeError:
         wanted = None
     if wanted not in allowed:
-        raise TypeError(f"cumulative_sum of {dt} takes dtype=None or one of {', '.join(str(d) for d in allowed)}, "
+        raise TypeError(f"{name} of {dt} takes dtype=None or one of {', '.join(str(d) for d in allowed)}, "
                         f"not {dtype!r}: wgprim widens integers to 64 bits but does not convert between "
                         "integers and floats or narrow them (convert the input first)")
     return wanted
@@ -141,27 +142,33 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial: bool = False
     is numpy's default (int32 and uint32 sum in int64 and uint64, other dtypes in their
     own), which wraps modulo 2^64 (modulo 2^32 for a 32-bit dtype= given). float64 raises
     TypeError (no float64 arithmetic in WGSL: operators.FLOAT64_ARITHMETIC); see
-    `_cumulative_dtype` for the dtype= values taken."""
+    `cumulative_dtype` for the dtype= values taken."""
+    return cumulative("cumulative_sum", "sum", x, axis, dtype, include_initial)
+
+
+def cumulative(name: str, op: str, x, axis, dtype, include_initial) -> Array:
+    """The array API's cumulative_sum (op "sum") and cumulative_prod (op "prod"): the
+    inclusive scan along `axis`, with the identity first for include_initial."""
     include_initial = check_flag("include_initial", include_initial)
     arr = as_input(x, operators.REDUCIBLE)
     if arr.ndim > 1 and axis is None:
         raise ValueError("For arrays which have more than one dimension ``axis`` argument is required.")
-    rdt = _cumulative_dtype(arr.dtype, dtype)
-    operators.resolve("sum", rdt, for_scan=True)  # float64: TypeError
+    rdt = cumulative_dtype(name, arr.dtype, dtype)
+    operators.resolve(op, rdt, for_scan=True)  # float64: TypeError naming what takes it
     shape = arr.shape if arr.ndim else (1,)
     ax = normalize_axis(0 if axis is None else axis, len(shape))
     outer, length, inner = split_shape(shape, ax)
     out_shape = shape[:ax] + (length + int(include_initial),) + shape[ax + 1:]
     if arr.size == 0:
-        return asarray(np.zeros(out_shape, rdt))
+        return asarray((np.zeros if op == "sum" else np.ones)(out_shape, rdt))
     widen = rdt.itemsize > arr.itemsize
     flat = outer == 1 and inner == 1
     out = empty(out_shape, rdt, arr.device)
-    scanner = axis_scanner(arr.device, rdt, "sum")
+    scanner = axis_scanner(arr.device, rdt, op)
     # The flat scan, unless include_initial's result is larger than one binding (its shift
     # into the result is the windowed one of ops/axis_windows.py).
     fits = out.buffer.size <= arr.device.max_binding_bytes
-    flat_scan = scan_recorder(arr.device, rdt, "sum", arr.size) if flat and (fits or not include_initial) else None
+    flat_scan = scan_recorder(arr.device, rdt, op, arr.size) if flat and (fits or not include_initial) else None
 
     def record(p: Program, a: Array, o: Array) -> None:
         src = a.alias(shape, rdt)
@@ -177,6 +184,6 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial: bool = False
             flat_scan.record(p, src.ravel(), scanned.ravel(), False)
             scanner.record_initial(p, scanned, o, outer, length, inner)
 
-    run_recorded(arr.device, ("cumulative_sum", scanner, flat_scan, shape, ax, rdt, include_initial),
-                 (arr, out), record, "cumulative_sum")
+    run_recorded(arr.device, (name, scanner, flat_scan, shape, ax, rdt, include_initial),
+                 (arr, out), record, name)
     return out
