@@ -48,7 +48,9 @@ def test_cached_bytes_follow_the_peak_in_use_not_the_lengths_seen(fresh, rng):
     # Unbounded, 40 lengths of these three calls would cache far more than that: the
     # recordings alone of the last few lengths hold several times one call's temporaries.
     assert stats["kept_recordings"] < 3 * len(lengths)
-    assert stats["used_bytes"] == alive  # every result dropped: nothing of this loop in use
+    # every result dropped: in use, what other tests keep plus at most building blocks' own
+    # small tables (less than 1 MiB; 40 lengths of kept results would be ~25 MiB)
+    assert alive <= stats["used_bytes"] <= alive + (1 << 20)
 
 
 def test_empty_cache_releases_every_cached_byte_and_calls_after_it_are_right(fresh, rng):

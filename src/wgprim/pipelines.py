@@ -33,10 +33,10 @@ def module_source(kernel: str | tuple, preamble: str) -> str:
 # (a pipeline counted at its module's text): past these, the least recently used is
 # compiled again when next needed (every distinct Monoid, say, makes modules and pipelines
 # of its own; each costs ~1-3 MB of host memory on lavapipe).
-PIPELINES = 1024
-MODULES = 512
-PIPELINE_SOURCE_BYTES = 64 << 20
-MODULE_SOURCE_BYTES = 32 << 20
+PIPELINES = 4096
+MODULES = 2048
+PIPELINE_SOURCE_BYTES = 512 << 20
+MODULE_SOURCE_BYTES = 256 << 20
 
 
 def get_pipeline(device: Device, kernel: str | tuple, preamble: str, entry: str, constants: dict | None = None):
